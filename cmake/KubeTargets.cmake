@@ -1,0 +1,47 @@
+# Helpers shared by every kubecpp target: warnings, sanitizers, unit tests.
+
+set(KUBE_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Werror)
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  list(APPEND KUBE_WARNINGS -Wthread-safety)
+endif()
+
+if(KUBE_SANITIZE)
+  add_compile_options(-fsanitize=${KUBE_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${KUBE_SANITIZE})
+endif()
+
+# kube_library(<module> SOURCES ... DEPS ...): library kube_<module>, alias kube::<module>.
+function(kube_library module)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(kube_${module} ${ARG_SOURCES})
+  add_library(kube::${module} ALIAS kube_${module})
+  target_include_directories(kube_${module}
+    PUBLIC ${PROJECT_SOURCE_DIR}/include
+    PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_options(kube_${module} PRIVATE ${KUBE_WARNINGS})
+  target_link_libraries(kube_${module} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# kube_test(<name> SOURCES ... DEPS ... [LABEL unit|integration|e2e]): one GoogleTest binary,
+# each TEST registered with ctest under the given label (default unit).
+function(kube_test name)
+  if(NOT KUBE_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "LABEL;TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_LABEL)
+    set(ARG_LABEL unit)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_options(${name} PRIVATE ${KUBE_WARNINGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE KUBE_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/testdata")
+  include(GoogleTest)
+  gtest_discover_tests(${name}
+    PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT}
+    DISCOVERY_TIMEOUT 60)
+endfunction()

@@ -1,0 +1,77 @@
+#include <kube/base/mutex.hpp>
+
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace kube {
+namespace {
+
+class Counter {
+ public:
+  void Increment() {
+    MutexLock lock(mu_);
+    ++value_;
+    cv_.SignalAll();
+  }
+  void WaitFor(int n) {
+    MutexLock lock(mu_);
+    while (value_ < n) cv_.Wait(mu_);
+  }
+  int Get() {
+    MutexLock lock(mu_);
+    return value_;
+  }
+
+ private:
+  Mutex mu_;
+  CondVar cv_;
+  int value_ KUBE_GUARDED_BY(mu_) = 0;
+};
+
+TEST(Mutex, GuardsCountersAcrossThreads) {
+  Counter c;
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        for (int i = 0; i < 10000; ++i) c.Increment();
+      });
+    }
+  }
+  EXPECT_EQ(c.Get(), 40000);
+}
+
+TEST(CondVar, WaiterSeesSignalledState) {
+  Counter c;
+  std::jthread waiter([&] { c.WaitFor(3); });
+  c.Increment();
+  c.Increment();
+  c.Increment();
+  waiter.join();
+  EXPECT_EQ(c.Get(), 3);
+}
+
+TEST(CondVar, WaitUntilPastDeadlineTimesOut) {
+  Mutex mu;
+  CondVar cv;
+  MutexLock lock(mu);
+  EXPECT_TRUE(cv.WaitUntil(mu, std::chrono::steady_clock::now() - std::chrono::seconds(1)));
+}
+
+TEST(Mutex, TryLockFailsWhileHeldElsewhere) {
+  Mutex mu;
+  mu.Lock();
+  bool acquired = true;
+  std::jthread other([&] {
+    acquired = mu.TryLock();
+    if (acquired) mu.Unlock();
+  });
+  other.join();
+  mu.Unlock();
+  EXPECT_FALSE(acquired);
+}
+
+}  // namespace
+}  // namespace kube

@@ -1,0 +1,61 @@
+#include "common/bench_objects.hpp"
+
+#include <malloc.h>
+#include <openssl/sha.h>
+
+#include <fmt/format.h>
+
+namespace kube::bench {
+
+namespace {
+std::string Sha256Hex(const std::string& s) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), digest);
+  std::string hex;
+  hex.reserve(64);
+  for (unsigned char b : digest) hex += fmt::format("{:02x}", b);
+  return hex;
+}
+}  // namespace
+
+std::string BenchObjectJson(int64_t i, int64_t rv) {
+  if (rv < 0) rv = i + 1;
+  std::string out;
+  out.reserve(1400);
+  out += fmt::format(
+      R"({{"apiVersion":"bench.example.com/v1","kind":"BenchObject","metadata":{{"name":"bench-object-{:06d}",)"
+      R"("namespace":"namespace-{:02d}","labels":{{"app.kubernetes.io/name":"bench-app-{:02d}",)"
+      R"("app.kubernetes.io/instance":"instance-{:06d}","app.kubernetes.io/component":"component-{}",)"
+      R"("app.kubernetes.io/part-of":"bench-suite","tier":"{}"}},"annotations":{{)"
+      R"("bench.example.com/description":"benchmark object number {:06d} used for informer memory and throughput measurement",)"
+      R"("bench.example.com/owner":"team-{:02d}@example.com","bench.example.com/checksum":"{}"}},)"
+      R"("uid":"{:08x}-0000-4000-8000-{:012x}","resourceVersion":"{}"}},"spec":{{)",
+      i, i % 100, i % 50, i, i % 5, i % 2 == 0 ? "backend" : "frontend", i, i % 20,
+      Sha256Hex(std::to_string(i)), i, i, rv);
+  for (int k = 0; k < 10; ++k) out += fmt::format(R"("stringField{:02d}":"v{:02d}-{:012d}",)", k, k, i);
+  for (int k = 0; k < 10; ++k) out += fmt::format(R"("intField{:02d}":{},)", k, i * (k + 1) + k);
+  for (int k = 0; k < 10; ++k) {
+    out += fmt::format(R"("boolField{:02d}":{}{})", k, (i + k) % 2 == 0 ? "true" : "false", k < 9 ? "," : "");
+  }
+  out += "}}";
+  return out;
+}
+
+std::string BenchObjectListJson(int64_t n) {
+  std::string out = fmt::format(
+      R"({{"apiVersion":"bench.example.com/v1","kind":"BenchObjectList","metadata":{{"resourceVersion":"{}"}},"items":[)", n);
+  for (int64_t i = 0; i < n; ++i) {
+    if (i) out.push_back(',');
+    out += BenchObjectJson(i);
+  }
+  out += "]}";
+  return out;
+}
+
+std::string BenchEventJson(int64_t i, int64_t rv) {
+  return R"({"type":"MODIFIED","object":)" + BenchObjectJson(i, rv) + "}";
+}
+
+std::size_t HeapInUse() { return mallinfo2().uordblks; }
+
+}  // namespace kube::bench

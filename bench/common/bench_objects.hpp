@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kube::bench {
+
+/// The BenchObject of ../shared/bench/README.md (byte-identical to gen_bench_objects.py):
+/// object `i` as compact JSON, with resourceVersion `rv` (default i + 1).
+std::string BenchObjectJson(int64_t i, int64_t rv = -1);
+
+/// `n` BenchObjects as one BenchObjectList document (list resourceVersion = n).
+std::string BenchObjectListJson(int64_t n);
+
+/// A MODIFIED watch event line (no newline) for object `i` at resourceVersion `rv`.
+std::string BenchEventJson(int64_t i, int64_t rv);
+
+/// Heap bytes currently allocated by this process (glibc mallinfo2: in-use bytes).
+std::size_t HeapInUse();
+
+}  // namespace kube::bench

@@ -147,16 +147,24 @@ void FakeClock::WakeDue() {
   }
 }
 
+std::size_t FakeClock::CountTimedWaitersLocked() const {
+  std::size_t n = 0;
+  for (const auto& w : waiters_) {
+    if (w->deadline != TimePoint::max()) ++n;
+  }
+  return n;
+}
+
 std::size_t FakeClock::Waiters() const {
   MutexLock lock(mu_);
-  return waiters_.size();
+  return CountTimedWaitersLocked();
 }
 
 bool FakeClock::BlockUntilWaiters(std::size_t n, std::chrono::milliseconds real_timeout) const {
   const auto deadline = std::chrono::steady_clock::now() + real_timeout;
   MutexLock lock(mu_);
-  while (waiters_.size() < n) {
-    if (changed_.WaitUntil(mu_, deadline) && waiters_.size() < n) return false;
+  while (CountTimedWaitersLocked() < n) {
+    if (changed_.WaitUntil(mu_, deadline) && CountTimedWaitersLocked() < n) return false;
   }
   return true;
 }

@@ -75,3 +75,44 @@ TEST(Mutex, TryLockFailsWhileHeldElsewhere) {
 
 }  // namespace
 }  // namespace kube
+
+namespace kube {
+namespace {
+
+class SharedCounter {
+ public:
+  void Add() {
+    WriterLock lock(mu_);
+    ++value_;
+  }
+  int Read() {
+    ReaderLock lock(mu_);
+    return value_;
+  }
+
+ private:
+  SharedMutex mu_;
+  int value_ KUBE_GUARDED_BY(mu_) = 0;
+};
+
+TEST(SharedMutex, ReadersAndWritersSeeConsistentValues) {
+  SharedCounter c;
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < 2; ++t) threads.emplace_back([&] { for (int i = 0; i < 5000; ++i) c.Add(); });
+    for (int t = 0; t < 2; ++t) {
+      threads.emplace_back([&] {
+        int last = 0;
+        for (int i = 0; i < 5000; ++i) {
+          const int v = c.Read();
+          EXPECT_GE(v, last);  // monotonic: writers only add
+          last = v;
+        }
+      });
+    }
+  }
+  EXPECT_EQ(c.Read(), 10000);
+}
+
+}  // namespace
+}  // namespace kube

@@ -17,6 +17,14 @@ Result<boost::json::value> ParseJson(std::string_view text) {
   return value;
 }
 
+Result<boost::json::value> ParseJson(std::string_view text, std::string_view context) {
+  auto value = ParseJson(text);
+  if (value.ok() || context.empty()) return value;
+  Error e = std::move(value).error();
+  e.message = std::string(context) + ": " + e.message;
+  return e;
+}
+
 Result<void> ValidateJson(std::string_view text) { return core::internal::ValidateJson(text); }
 
 std::string SerializeJson(const boost::json::value& value) { return boost::json::serialize(value); }

@@ -1,4 +1,5 @@
 #include <kube/core/json_patch.hpp>
+#include <kube/core/json.hpp>
 
 #include <algorithm>
 #include <exception>
@@ -457,19 +458,6 @@ Result<json::value> ApplyChecked(const json::value& doc, const json::value& patc
   return std::move(patcher).Release();
 }
 
-Result<json::value> ParseInput(std::string_view text, std::string_view what,
-                               std::size_t max_depth) {
-  json::parse_options opts;
-  opts.max_depth = max_depth;
-  json::parser parser(json::storage_ptr(), opts);
-  boost::system::error_code ec;
-  const std::size_t consumed = parser.write(text.data(), text.size(), ec);
-  if (ec) {
-    return BadRequest(
-        fmt::format("invalid JSON in {}: {} at offset {}", what, ec.message(), consumed));
-  }
-  return parser.release();
-}
 
 }  // namespace
 
@@ -487,9 +475,9 @@ Result<json::value> ApplyJsonPatch(const json::value& doc, const json::value& pa
 Result<std::string> ApplyJsonPatch(std::string_view doc_json, std::string_view patch_json,
                                    const JsonPatchOptions& options) {
   try {
-    auto doc = ParseInput(doc_json, "document", options.max_depth);
+    auto doc = ParseJson(doc_json, "document");
     if (!doc.ok()) return std::move(doc).error();
-    auto patch = ParseInput(patch_json, "patch", options.max_depth);
+    auto patch = ParseJson(patch_json, "patch");
     if (!patch.ok()) return std::move(patch).error();
     auto patched = ApplyChecked(*doc, *patch, options);
     if (!patched.ok()) return std::move(patched).error();

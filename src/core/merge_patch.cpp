@@ -1,4 +1,5 @@
 #include <kube/core/merge_patch.hpp>
+#include <kube/core/json.hpp>
 
 #include <exception>
 #include <new>
@@ -7,6 +8,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <kube/core/json.hpp>
 #include <kube/core/json_pointer.hpp>
 
 namespace kube {
@@ -71,18 +73,6 @@ json::object DiffObjects(const json::object& original, const json::object& modif
   return patch;
 }
 
-Result<json::value> ParseInput(std::string_view text, std::string_view what) {
-  json::parse_options opts;
-  opts.max_depth = kMergePatchMaxDepth;
-  json::parser parser(json::storage_ptr(), opts);
-  boost::system::error_code ec;
-  const std::size_t consumed = parser.write(text.data(), text.size(), ec);
-  if (ec) {
-    return BadRequest(
-        fmt::format("invalid JSON in {}: {} at offset {}", what, ec.message(), consumed));
-  }
-  return parser.release();
-}
 
 }  // namespace
 
@@ -95,9 +85,9 @@ json::value ApplyMergePatch(const json::value& target, const json::value& patch)
 
 Result<std::string> ApplyMergePatch(std::string_view target_json, std::string_view patch_json) {
   try {
-    auto target = ParseInput(target_json, "merge patch target");
+    auto target = ParseJson(target_json, "merge patch target");
     if (!target.ok()) return std::move(target).error();
-    auto patch = ParseInput(patch_json, "merge patch");
+    auto patch = ParseJson(patch_json, "merge patch");
     if (!patch.ok()) return std::move(patch).error();
     return json::serialize(ApplyMergePatch(*target, *patch));
   } catch (const std::bad_alloc&) {

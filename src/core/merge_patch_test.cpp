@@ -104,12 +104,12 @@ TEST(ApplyMergePatch, StringOverloadRejectsInvalidJsonWith400) {
   auto bad_patch = ApplyMergePatch("{}", "{\"a\":");
   ASSERT_FALSE(bad_patch.ok());
   EXPECT_TRUE(IsBadRequest(bad_patch.error()));
-  EXPECT_THAT(bad_patch.error().message, HasSubstr("invalid JSON in merge patch"));
-  EXPECT_THAT(bad_patch.error().message, HasSubstr("at offset"));
+  EXPECT_THAT(bad_patch.error().message, HasSubstr("merge patch: invalid JSON"));
+  EXPECT_THAT(bad_patch.error().message, HasSubstr("(offset "));
 
   auto bad_target = ApplyMergePatch("{x}", "{}");
   ASSERT_FALSE(bad_target.ok());
-  EXPECT_THAT(bad_target.error().message, HasSubstr("invalid JSON in merge patch target"));
+  EXPECT_THAT(bad_target.error().message, HasSubstr("merge patch target: invalid JSON"));
 
   const std::string deep =
       std::string(kMergePatchMaxDepth + 1, '[') + std::string(kMergePatchMaxDepth + 1, ']');

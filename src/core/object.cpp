@@ -14,7 +14,10 @@
 
 namespace kube {
 
+using core::internal::ForEachElement;
+using core::internal::ForEachMember;
 using core::internal::JsonCursor;
+using core::internal::KeyText;
 using core::internal::JsonKind;
 using core::internal::OwnerRefSpans;
 using core::internal::RawString;
@@ -43,12 +46,6 @@ struct Scan {
   std::vector<OwnerRefSpans> owner_refs;
 };
 
-std::string_view KeyText(const RawString& key, std::string& scratch) {
-  if (!key.escaped) return key.raw;
-  scratch.clear();
-  core::internal::AppendUnescaped(key, scratch);
-  return scratch;
-}
 
 Span SpanOf(Scan& scan, const RawString& s) {
   if (!s.escaped) {
@@ -130,37 +127,6 @@ Result<bool> OpenContainer(JsonCursor& cur, std::string_view field, JsonKind wan
   }
   cur.set_pos(cur.pos() + 1);
   return true;
-}
-
-// Iterates the members of an object whose '{' was consumed; calls fn(key, key_start) with the
-// cursor at the member value; fn must consume the value.
-template <class Fn>
-Result<void> ForEachMember(JsonCursor& cur, Fn&& fn) {
-  if (cur.Consume('}')) return Ok();
-  std::string scratch;
-  while (true) {
-    cur.Peek();
-    const std::size_t key_start = cur.pos();
-    if (key_start >= cur.text().size()) {
-      return cur.ErrorHere("unexpected end of input, expected a string key in object");
-    }
-    auto key = cur.String();
-    if (!key.ok()) return cur.ErrorHere("expected a string key in object");
-    KUBE_RETURN_IF_ERROR(cur.Expect(':', "after object key"));
-    KUBE_RETURN_IF_ERROR(fn(KeyText(*key, scratch), key_start));
-    if (cur.Consume(',')) continue;
-    return cur.Expect('}', "or ',' in object");
-  }
-}
-
-template <class Fn>
-Result<void> ForEachElement(JsonCursor& cur, Fn&& fn) {
-  if (cur.Consume(']')) return Ok();
-  for (std::size_t i = 0;; ++i) {
-    KUBE_RETURN_IF_ERROR(fn(i));
-    if (cur.Consume(',')) continue;
-    return cur.Expect(']', "or ',' in array");
-  }
 }
 
 Result<void> StringMap(JsonCursor& cur, Scan& scan, std::string_view field,

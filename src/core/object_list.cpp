@@ -7,6 +7,8 @@
 
 namespace kube {
 
+using core::internal::ForEachElement;
+using core::internal::ForEachMember;
 using core::internal::JsonCursor;
 using core::internal::JsonKind;
 
@@ -45,83 +47,49 @@ Result<ObjectList> ObjectList::Parse(std::string_view json) {
                                                    core::internal::JsonKindName(*kind)));
   }
   // First pass: list fields, and the raw text of each item (validated as JSON).
-  std::vector<std::pair<std::string_view, std::size_t>> items;  // raw text, offset
+  std::vector<std::string_view> items;
   cur.Consume('{');
-  if (!cur.Consume('}')) {
-    while (true) {
-      auto key_raw = cur.String();
-      if (!key_raw.ok()) return cur.ErrorHere("expected a string key in object");
-      KUBE_RETURN_IF_ERROR(cur.Expect(':', "after object key"));
-      const std::string key = Unescaped(*key_raw);
-      if (key == "apiVersion") {
-        KUBE_RETURN_IF_ERROR(ReadString(cur, "apiVersion", list.api_version));
-      } else if (key == "kind") {
-        KUBE_RETURN_IF_ERROR(ReadString(cur, "kind", list.kind));
-      } else if (key == "metadata") {
-        auto mk = cur.PeekKind();
-        if (!mk.ok()) return std::move(mk).error();
-        if (*mk == JsonKind::kObject) {
-          cur.Consume('{');
-          if (!cur.Consume('}')) {
-            while (true) {
-              auto mkey_raw = cur.String();
-              if (!mkey_raw.ok()) return cur.ErrorHere("expected a string key in object");
-              KUBE_RETURN_IF_ERROR(cur.Expect(':', "after object key"));
-              const std::string mkey = Unescaped(*mkey_raw);
-              if (mkey == "resourceVersion") {
-                KUBE_RETURN_IF_ERROR(ReadString(cur, "metadata.resourceVersion", list.resource_version));
-              } else if (mkey == "continue") {
-                KUBE_RETURN_IF_ERROR(ReadString(cur, "metadata.continue", list.continue_token));
-              } else if (mkey == "remainingItemCount" && cur.Peek() != 'n') {
-                auto n = cur.Int64("metadata.remainingItemCount");
-                if (!n.ok()) return std::move(n).error();
-                list.remaining_item_count = *n;
-              } else {
-                auto v = cur.SkipValue();
-                if (!v.ok()) return std::move(v).error();
-              }
-              if (cur.Consume(',')) continue;
-              KUBE_RETURN_IF_ERROR(cur.Expect('}', "or ',' in object"));
-              break;
-            }
-          }
-        } else {
-          auto v = cur.SkipValue();
-          if (!v.ok()) return std::move(v).error();
+  auto skip = [&]() -> Result<void> {
+    auto v = cur.SkipValue();
+    if (!v.ok()) return std::move(v).error();
+    return Ok();
+  };
+  KUBE_RETURN_IF_ERROR(ForEachMember(cur, [&](std::string_view key, std::size_t) -> Result<void> {
+    if (key == "apiVersion") return ReadString(cur, "apiVersion", list.api_version);
+    if (key == "kind") return ReadString(cur, "kind", list.kind);
+    if (key == "metadata") {
+      if (cur.Peek() != '{') return skip();
+      cur.Consume('{');
+      return ForEachMember(cur, [&](std::string_view mkey, std::size_t) -> Result<void> {
+        if (mkey == "resourceVersion") return ReadString(cur, "metadata.resourceVersion", list.resource_version);
+        if (mkey == "continue") return ReadString(cur, "metadata.continue", list.continue_token);
+        if (mkey == "remainingItemCount" && cur.Peek() != 'n') {
+          auto n = cur.Int64("metadata.remainingItemCount");
+          if (!n.ok()) return std::move(n).error();
+          list.remaining_item_count = *n;
+          return Ok();
         }
-      } else if (key == "items") {
-        auto ik = cur.PeekKind();
-        if (!ik.ok()) return std::move(ik).error();
-        if (*ik == JsonKind::kArray) {
-          cur.Consume('[');
-          if (!cur.Consume(']')) {
-            while (true) {
-              cur.Peek();
-              const std::size_t at = cur.pos();
-              auto v = cur.SkipValue();
-              if (!v.ok()) return std::move(v).error();
-              items.emplace_back(*v, at);
-              if (cur.Consume(',')) continue;
-              KUBE_RETURN_IF_ERROR(cur.Expect(']', "or ',' in array"));
-              break;
-            }
-          }
-        } else if (*ik == JsonKind::kNull) {
-          auto v = cur.SkipValue();
-          if (!v.ok()) return std::move(v).error();
-        } else {
-          return cur.FieldErrorAt(cur.pos(), fmt::format("items: expected array, found {}",
-                                                         core::internal::JsonKindName(*ik)));
-        }
-      } else {
+        return skip();
+      });
+    }
+    if (key == "items") {
+      auto ik = cur.PeekKind();
+      if (!ik.ok()) return std::move(ik).error();
+      if (*ik == JsonKind::kNull) return skip();
+      if (*ik != JsonKind::kArray) {
+        return cur.FieldErrorAt(cur.pos(), fmt::format("items: expected array, found {}",
+                                                       core::internal::JsonKindName(*ik)));
+      }
+      cur.Consume('[');
+      return ForEachElement(cur, [&](std::size_t) -> Result<void> {
         auto v = cur.SkipValue();
         if (!v.ok()) return std::move(v).error();
-      }
-      if (cur.Consume(',')) continue;
-      KUBE_RETURN_IF_ERROR(cur.Expect('}', "or ',' in object"));
-      break;
+        items.push_back(*v);
+        return Ok();
+      });
     }
-  }
+    return skip();
+  }));
   KUBE_RETURN_IF_ERROR(cur.ExpectEnd());
 
   // Items of typed lists carry no apiVersion/kind: inject the list's.
@@ -131,7 +99,7 @@ Result<ObjectList> ObjectList::Parse(std::string_view json) {
   list.items.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string context = fmt::format("items[{}]: ", i);
-    auto obj = ObjectParser::Parse(items[i].first, list.api_version, default_kind, context);
+    auto obj = ObjectParser::Parse(items[i], list.api_version, default_kind, context);
     if (!obj.ok()) return std::move(obj).error();
     list.items.push_back(std::move(*obj));
   }

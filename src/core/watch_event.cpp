@@ -47,37 +47,22 @@ Result<WatchEvent> DecodeWatchEvent(std::string_view line) {
   cur.Consume('{');
   std::optional<std::string> type;
   std::optional<std::string_view> object;
-  std::string scratch;
-  if (!cur.Consume('}')) {
-    while (true) {
-      auto key = cur.String();
-      if (!key.ok()) return cur.ErrorHere("expected a string key in object");
-      KUBE_RETURN_IF_ERROR(cur.Expect(':', "after object key"));
-      scratch.clear();
-      core::internal::AppendUnescaped(*key, scratch);
-      if (scratch == "type") {
-        auto t = cur.PeekKind();
-        if (!t.ok()) return std::move(t).error();
-        if (*t != JsonKind::kString) {
-          return cur.FieldErrorAt(cur.pos(), "watch event: type: expected string");
-        }
-        auto s = cur.String();
-        if (!s.ok()) return std::move(s).error();
-        type.emplace();
-        core::internal::AppendUnescaped(*s, *type);
-      } else if (scratch == "object") {
-        auto v = cur.SkipValue();
-        if (!v.ok()) return std::move(v).error();
-        object = *v;
-      } else {
-        auto v = cur.SkipValue();
-        if (!v.ok()) return std::move(v).error();
-      }
-      if (cur.Consume(',')) continue;
-      KUBE_RETURN_IF_ERROR(cur.Expect('}', "or ',' in object"));
-      break;
+  KUBE_RETURN_IF_ERROR(core::internal::ForEachMember(cur, [&](std::string_view key, std::size_t) -> Result<void> {
+    if (key == "type") {
+      auto t = cur.PeekKind();
+      if (!t.ok()) return std::move(t).error();
+      if (*t != JsonKind::kString) return cur.FieldErrorAt(cur.pos(), "watch event: type: expected string");
+      auto s = cur.String();
+      if (!s.ok()) return std::move(s).error();
+      type.emplace();
+      core::internal::AppendUnescaped(*s, *type);
+      return Ok();
     }
-  }
+    auto v = cur.SkipValue();
+    if (!v.ok()) return std::move(v).error();
+    if (key == "object") object = *v;
+    return Ok();
+  }));
   KUBE_RETURN_IF_ERROR(cur.ExpectEnd());
   if (!type) return BadRequest("watch event: missing \"type\"");
   auto t = ParseWatchEventType(*type);

@@ -23,7 +23,7 @@ struct Backoff {
   double jitter = 0.0;   ///< extra random fraction of each wait; 0 = none
   int steps = 1;         ///< remaining steps (the number of attempts for retry helpers)
   Clock::Duration cap = Clock::Duration::zero();  ///< maximum duration; 0 = uncapped
-  RandomSource rand;     ///< jitter source; empty = UniformRandom01
+  RandomSource rand{};     ///< jitter source; empty = UniformRandom01
 
   /// Returns the next wait and advances the state.
   Clock::Duration Step();
@@ -38,7 +38,7 @@ struct BackoffManagerOptions {
   Clock::Duration reset_after = std::chrono::minutes(2);
   double factor = 2.0;
   double jitter = 1.0;
-  RandomSource rand;
+  RandomSource rand{};
 };
 
 /// client-go's exponential backoff manager: each `Next()` returns a growing wait, and the backoff
@@ -55,7 +55,7 @@ class ExponentialBackoffManager final {
   void Reset();
 
  private:
-  BackoffManagerOptions options_;
+  BackoffManagerOptions options_{};
   Clock& clock_;
   Backoff backoff_;
   Clock::TimePoint last_start_;

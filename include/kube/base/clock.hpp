@@ -76,10 +76,11 @@ class FakeClock final : public Clock {
   /// Sets the monotonic time to `t` if it is later than now (time never goes back) and wakes due
   /// waiters. Wall time moves by the same amount.
   void SetTime(TimePoint t);
-  /// Number of threads currently blocked in WaitUntil/SleepUntil on this clock.
+  /// Number of threads currently blocked in WaitUntil/SleepUntil on this clock with a deadline
+  /// (waits without a deadline cannot be ended by Advance and are not counted).
   std::size_t Waiters() const;
   /// Blocks (on a condition variable, not a sleep) until at least `n` threads are waiting on this
-  /// clock. Returns false if that did not happen within `real_timeout` of real time.
+  /// clock with a deadline. Returns false if that did not happen within `real_timeout` of real time.
   bool BlockUntilWaiters(std::size_t n,
                          std::chrono::milliseconds real_timeout = std::chrono::seconds(30)) const;
   /// The earliest deadline of a current waiter (ignoring waiters without a deadline).
@@ -93,6 +94,7 @@ class FakeClock final : public Clock {
     int notifying = 0;  // >0 while Advance is about to lock mu and signal cv
   };
   void WakeDue() KUBE_EXCLUDES(mu_);
+  std::size_t CountTimedWaitersLocked() const KUBE_REQUIRES(mu_);
 
   mutable Mutex mu_;
   mutable CondVar changed_;  // signalled when waiters_ or a waiter's notifying count changes

@@ -28,7 +28,7 @@ struct Field {
     }
   }
   std::string_view key;
-  std::string value;
+  std::string value{};
 };
 
 /// Logging options. Output goes to stderr through spdlog.

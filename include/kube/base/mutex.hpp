@@ -3,6 +3,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <shared_mutex>
 
 #include <kube/base/thread_annotations.hpp>
 
@@ -42,6 +43,53 @@ class KUBE_SCOPED_CAPABILITY MutexLock final {
 
  private:
   Mutex& mu_;
+};
+
+/// A reader-writer mutex (std::shared_mutex) annotated as a capability: many readers or one
+/// writer. Use for read-mostly data such as informer caches.
+class KUBE_CAPABILITY("mutex") SharedMutex final {
+ public:
+  SharedMutex() = default;
+  SharedMutex(const SharedMutex&) = delete;
+  SharedMutex& operator=(const SharedMutex&) = delete;
+
+  /// Acquires exclusively (blocks).
+  void Lock() KUBE_ACQUIRE() { mu_.lock(); }
+  /// Releases an exclusive hold.
+  void Unlock() KUBE_RELEASE() { mu_.unlock(); }
+  /// Acquires shared (blocks while a writer holds it).
+  void ReaderLock() KUBE_THREAD_ANNOTATION(acquire_shared_capability()) { mu_.lock_shared(); }
+  /// Releases a shared hold.
+  void ReaderUnlock() KUBE_THREAD_ANNOTATION(release_shared_capability()) { mu_.unlock_shared(); }
+
+ private:
+  std::shared_mutex mu_;
+};
+
+/// RAII exclusive lock over a SharedMutex.
+class KUBE_SCOPED_CAPABILITY WriterLock final {
+ public:
+  explicit WriterLock(SharedMutex& mu) KUBE_ACQUIRE(mu) : mu_(mu) { mu_.Lock(); }
+  ~WriterLock() KUBE_RELEASE() { mu_.Unlock(); }
+  WriterLock(const WriterLock&) = delete;
+  WriterLock& operator=(const WriterLock&) = delete;
+
+ private:
+  SharedMutex& mu_;
+};
+
+/// RAII shared lock over a SharedMutex.
+class KUBE_SCOPED_CAPABILITY ReaderLock final {
+ public:
+  explicit ReaderLock(SharedMutex& mu) KUBE_THREAD_ANNOTATION(acquire_shared_capability(mu)) : mu_(mu) {
+    mu_.ReaderLock();
+  }
+  ~ReaderLock() KUBE_RELEASE() { mu_.ReaderUnlock(); }
+  ReaderLock(const ReaderLock&) = delete;
+  ReaderLock& operator=(const ReaderLock&) = delete;
+
+ private:
+  SharedMutex& mu_;
 };
 
 /// A condition variable used with Mutex. Waits may wake spuriously: always wait in a loop that

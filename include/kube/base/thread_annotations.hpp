@@ -21,6 +21,8 @@
 #define KUBE_PT_GUARDED_BY(x) KUBE_THREAD_ANNOTATION(pt_guarded_by(x))
 /// The caller must hold the capabilities.
 #define KUBE_REQUIRES(...) KUBE_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
+/// The caller must hold the capabilities at least shared.
+#define KUBE_REQUIRES_SHARED(...) KUBE_THREAD_ANNOTATION(requires_shared_capability(__VA_ARGS__))
 /// The caller must NOT hold the capabilities (the function acquires them).
 #define KUBE_EXCLUDES(...) KUBE_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
 /// The function acquires the capabilities and returns holding them.

@@ -16,7 +16,7 @@ struct JitterUntilOptions {
   /// true: the period counts from the end of each call (client-go "sliding");
   /// false: from its start.
   bool sliding = true;
-  RandomSource rand;
+  RandomSource rand{};
 };
 
 /// Calls `fn` repeatedly, waiting `options.period` (jittered) between calls on `clock`, until `stop`

@@ -14,6 +14,9 @@ namespace kube {
 /// `invalid JSON: unexpected character '}', expected a value at line 1, column 9 (offset 8)`.
 Result<boost::json::value> ParseJson(std::string_view text);
 
+/// Like ParseJson, with `context` prefixed to error messages ("patch: invalid JSON: ...").
+Result<boost::json::value> ParseJson(std::string_view text, std::string_view context);
+
 /// Validates `text` as one JSON value without building a DOM. **Errors:** as ParseJson.
 Result<void> ValidateJson(std::string_view text);
 

@@ -17,7 +17,7 @@ struct JsonPatchOptions {
   /// (kube-apiserver's `maxJSONPatchOperations`, same message). Default 10000.
   std::size_t max_operations = 10000;
   /// Maximum container nesting of any value the patch places, counted from the document root
-  /// ("[]" nests 1, "{"a":[]}" nests 2); the string overload also parses with this limit.
+  /// ("[]" nests 1, "{"a":[]}" nests 2). (Text input is parsed with kubecpp's JSON limit of 1000.)
   /// Bounds recursion in later processing of the result. Only what the patch places is checked:
   /// a document that is already deeper is accepted as it is. Default 1000.
   std::size_t max_depth = 1000;
@@ -67,8 +67,8 @@ Result<boost::json::value> ApplyJsonPatch(const boost::json::value& doc,
 /// As above on serialized JSON; returns the patched document serialized compactly (member order
 /// preserved; new members appended).
 /// **Errors:** 400 BadRequest when `doc_json` or `patch_json` is not valid JSON (or nests deeper
-/// than `options.max_depth`); the message says which input and the byte offset. Otherwise as
-/// above.
+/// than 1000); the message names the input ("patch: invalid JSON: ...") and the line, column and
+/// byte offset. Otherwise as above.
 Result<std::string> ApplyJsonPatch(std::string_view doc_json, std::string_view patch_json,
                                    const JsonPatchOptions& options = {});
 

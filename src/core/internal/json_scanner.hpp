@@ -98,6 +98,48 @@ class JsonCursor {
   bool saw_ws_ = false;
 };
 
+/// The decoded text of a key: `key.raw` itself when it has no escapes, else decoded into
+/// `scratch` (which must outlive the returned view).
+inline std::string_view KeyText(const RawString& key, std::string& scratch) {
+  if (!key.escaped) return key.raw;
+  scratch.clear();
+  core::internal::AppendUnescaped(key, scratch);
+  return scratch;
+}
+
+/// Iterates the members of an object whose '{' was consumed; calls fn(key, key_start) with the
+/// cursor at the member value; fn must consume the value.
+template <class Fn>
+Result<void> ForEachMember(JsonCursor& cur, Fn&& fn) {
+  if (cur.Consume('}')) return Ok();
+  std::string scratch;
+  while (true) {
+    cur.Peek();
+    const std::size_t key_start = cur.pos();
+    if (key_start >= cur.text().size()) {
+      return cur.ErrorHere("unexpected end of input, expected a string key in object");
+    }
+    auto key = cur.String();
+    if (!key.ok()) return cur.ErrorHere("expected a string key in object");
+    KUBE_RETURN_IF_ERROR(cur.Expect(':', "after object key"));
+    KUBE_RETURN_IF_ERROR(fn(KeyText(*key, scratch), key_start));
+    if (cur.Consume(',')) continue;
+    return cur.Expect('}', "or ',' in object");
+  }
+}
+
+/// Iterates the elements of an array whose '[' was consumed; calls fn(index) with the cursor at
+/// the element; fn must consume it.
+template <class Fn>
+Result<void> ForEachElement(JsonCursor& cur, Fn&& fn) {
+  if (cur.Consume(']')) return Ok();
+  for (std::size_t i = 0;; ++i) {
+    KUBE_RETURN_IF_ERROR(fn(i));
+    if (cur.Consume(',')) continue;
+    return cur.Expect(']', "or ',' in array");
+  }
+}
+
 /// Validates `text` as exactly one JSON value (any kind). **Errors:** BadRequest with position.
 Result<void> ValidateJson(std::string_view text);
 

@@ -1,0 +1,138 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
+
+#include <kube/base/mutex.hpp>
+#include <kube/base/result.hpp>
+#include <kube/core/label_selector.hpp>
+#include <kube/core/object.hpp>
+
+namespace kube::cache {
+
+/// Computes an object's store key; the default is MetaNamespaceKeyFunc ("ns/name" or "name").
+using KeyFunc = std::function<std::string(const Object&)>;
+/// client-go's MetaNamespaceKeyFunc.
+std::string MetaNamespaceKeyFunc(const Object& obj);
+
+/// Computes the values an object is indexed under for one named index.
+using IndexFunc = std::function<std::vector<std::string>(const Object&)>;
+/// Named index functions.
+using Indexers = std::map<std::string, IndexFunc>;
+
+/// The name of the built-in namespace index.
+inline constexpr std::string_view kNamespaceIndex = "namespace";
+/// Indexes by metadata.namespace (client-go MetaNamespaceIndexFunc).
+std::vector<std::string> MetaNamespaceIndexFunc(const Object& obj);
+
+/// The read side of a store, as DeltaFIFO's KnownObjects and listers see it.
+class KeyListerGetter {
+ public:
+  virtual ~KeyListerGetter() = default;
+  /// Every key in the store.
+  virtual std::vector<std::string> ListKeys() const = 0;
+  /// The object stored under `key`, or nullptr.
+  virtual ObjectPtr GetByKey(std::string_view key) const = 0;
+};
+
+/// client-go's Indexer over a ThreadSafeStore: objects by key plus named indexes, updated
+/// atomically with the object. Objects are immutable `ObjectPtr`s; readers get shared snapshots.
+/// **Thread-safety:** all members may be called concurrently (a reader-writer lock: many readers).
+class Indexer final : public KeyListerGetter {
+ public:
+  /// A store with the namespace index and `indexers`. `key_func` defaults to MetaNamespaceKeyFunc.
+  explicit Indexer(Indexers indexers = {}, KeyFunc key_func = {});
+
+  /// Inserts or replaces `obj` under its key.
+  void Add(const ObjectPtr& obj);
+  /// Same as Add (client-go keeps both names).
+  void Update(const ObjectPtr& obj) { Add(obj); }
+  /// Removes the object's key.
+  void Delete(const Object& obj);
+  /// Removes `key`.
+  void DeleteKey(std::string_view key);
+  /// Replaces the whole content atomically.
+  void Replace(const std::vector<ObjectPtr>& objects);
+
+  ObjectPtr GetByKey(std::string_view key) const override;
+  /// The stored object with `obj`'s key, or nullptr.
+  ObjectPtr Get(const Object& obj) const;
+  std::vector<std::string> ListKeys() const override;
+  /// Every object (unordered).
+  std::vector<ObjectPtr> List() const;
+  std::size_t Size() const;
+  /// The key of `obj` per this store's KeyFunc.
+  std::string KeyOf(const Object& obj) const;
+
+  /// Objects whose `index_name` values intersect `obj`'s. **Errors:** NotFound for an unknown index.
+  Result<std::vector<ObjectPtr>> Index(std::string_view index_name, const Object& obj) const;
+  /// Objects indexed under `value`. **Errors:** NotFound for an unknown index.
+  Result<std::vector<ObjectPtr>> ByIndex(std::string_view index_name, std::string_view value) const;
+  /// Keys indexed under `value`. **Errors:** NotFound for an unknown index.
+  Result<std::vector<std::string>> IndexKeys(std::string_view index_name, std::string_view value) const;
+  /// Every value of the index that has at least one object.
+  std::vector<std::string> ListIndexFuncValues(std::string_view index_name) const;
+  /// Adds index functions; indexes are built for the current content.
+  /// **Errors:** AlreadyExists when a name is taken.
+  Result<void> AddIndexers(const Indexers& indexers);
+
+ private:
+  // Objects are stored in hash sets keyed by their store key, computed from the object itself
+  // (no key strings are kept: about 20 bytes of overhead per object plus ~20 per index).
+  struct KeyHash {
+    using is_transparent = void;
+    const KeyFunc* custom = nullptr;  // nullptr = MetaNamespaceKeyFunc, hashed without allocating
+    std::size_t operator()(const ObjectPtr& obj) const;
+    std::size_t operator()(std::string_view key) const;
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    const KeyFunc* custom = nullptr;
+    bool operator()(const ObjectPtr& a, const ObjectPtr& b) const;
+    bool operator()(const ObjectPtr& a, std::string_view b) const;
+    bool operator()(std::string_view a, const ObjectPtr& b) const { return (*this)(b, a); }
+  };
+  using ObjectSet = boost::unordered_flat_set<ObjectPtr, KeyHash, KeyEq>;
+  using Postings = boost::unordered_flat_map<std::string, ObjectSet>;  // index value -> objects
+
+  ObjectSet NewSet() const { return ObjectSet(0, KeyHash{custom_key_}, KeyEq{custom_key_}); }
+  void AddLocked(const ObjectPtr& obj) KUBE_REQUIRES(mu_);
+  void RemoveLocked(const ObjectPtr& stored) KUBE_REQUIRES(mu_);
+  void IndexLocked(std::size_t index, const ObjectPtr& obj) KUBE_REQUIRES(mu_);
+  void UnindexLocked(std::size_t index, const ObjectPtr& obj) KUBE_REQUIRES(mu_);
+  std::optional<std::size_t> IndexNumber(std::string_view name) const KUBE_REQUIRES_SHARED(mu_);
+
+  KeyFunc key_func_;
+  const KeyFunc* custom_key_ = nullptr;  // &key_func_ when a custom KeyFunc was given
+  mutable SharedMutex mu_;
+  std::vector<std::string> index_names_ KUBE_GUARDED_BY(mu_);
+  std::vector<IndexFunc> index_funcs_ KUBE_GUARDED_BY(mu_);
+  std::vector<Postings> postings_ KUBE_GUARDED_BY(mu_);  // parallel to index_names_
+  ObjectSet items_ KUBE_GUARDED_BY(mu_);
+};
+
+/// Reads objects of one resource from an Indexer, as client-go generated listers do.
+/// **Lifetime:** the Indexer must outlive the Lister. **Thread-safety:** as the Indexer.
+class Lister final {
+ public:
+  explicit Lister(const Indexer& indexer) : indexer_(indexer) {}
+  /// Every object matching `selector`.
+  std::vector<ObjectPtr> List(const LabelSelector& selector = LabelSelector::Everything()) const;
+  /// Objects of namespace `ns` matching `selector` (uses the namespace index).
+  std::vector<ObjectPtr> List(std::string_view ns,
+                              const LabelSelector& selector = LabelSelector::Everything()) const;
+  /// The object `ns/name` (or `name` when `ns` is empty). **Errors:** NotFound.
+  Result<ObjectPtr> Get(std::string_view ns, std::string_view name) const;
+
+ private:
+  const Indexer& indexer_;
+};
+
+}  // namespace kube::cache

@@ -1,0 +1,268 @@
+#include <kube/cache/indexer.hpp>
+
+#include <algorithm>
+#include <functional>
+
+#include <fmt/format.h>
+
+namespace kube::cache {
+
+namespace {
+
+// Hash of "ns/name" (or "name") computed from the parts, identical to hashing the joined key.
+std::size_t HashKeyParts(std::string_view ns, std::string_view name) {
+  if (ns.empty()) return std::hash<std::string_view>{}(name);
+  char buf[320];
+  const std::size_t n = ns.size() + 1 + name.size();
+  if (n <= sizeof(buf)) {
+    std::copy(ns.begin(), ns.end(), buf);
+    buf[ns.size()] = '/';
+    std::copy(name.begin(), name.end(), buf + ns.size() + 1);
+    return std::hash<std::string_view>{}(std::string_view(buf, n));
+  }
+  std::string key;
+  key.reserve(n);
+  key.append(ns).append("/").append(name);
+  return std::hash<std::string_view>{}(key);
+}
+
+bool KeyPartsEqual(const Object& obj, std::string_view key) {
+  const std::string_view ns = obj.Namespace();
+  const std::string_view name = obj.Name();
+  if (ns.empty()) return key == name;
+  return key.size() == ns.size() + 1 + name.size() && key.substr(0, ns.size()) == ns &&
+         key[ns.size()] == '/' && key.substr(ns.size() + 1) == name;
+}
+
+}  // namespace
+
+std::string MetaNamespaceKeyFunc(const Object& obj) { return obj.Key(); }
+
+std::vector<std::string> MetaNamespaceIndexFunc(const Object& obj) {
+  return {std::string(obj.Namespace())};
+}
+
+std::size_t Indexer::KeyHash::operator()(const ObjectPtr& obj) const {
+  if (custom) return std::hash<std::string>{}((*custom)(*obj));
+  return HashKeyParts(obj->Namespace(), obj->Name());
+}
+
+std::size_t Indexer::KeyHash::operator()(std::string_view key) const {
+  return std::hash<std::string_view>{}(key);
+}
+
+bool Indexer::KeyEq::operator()(const ObjectPtr& a, const ObjectPtr& b) const {
+  if (custom) return (*custom)(*a) == (*custom)(*b);
+  return a->Name() == b->Name() && a->Namespace() == b->Namespace();
+}
+
+bool Indexer::KeyEq::operator()(const ObjectPtr& a, std::string_view b) const {
+  if (custom) return (*custom)(*a) == b;
+  return KeyPartsEqual(*a, b);
+}
+
+Indexer::Indexer(Indexers indexers, KeyFunc key_func)
+    : key_func_(std::move(key_func)),
+      custom_key_(key_func_ ? &key_func_ : nullptr),
+      items_(0, KeyHash{custom_key_}, KeyEq{custom_key_}) {
+  WriterLock lock(mu_);
+  if (!indexers.contains(std::string(kNamespaceIndex))) {
+    indexers.emplace(std::string(kNamespaceIndex), MetaNamespaceIndexFunc);
+  }
+  for (auto& [name, fn] : indexers) {
+    index_names_.push_back(name);
+    index_funcs_.push_back(std::move(fn));
+    postings_.emplace_back();
+  }
+}
+
+std::string Indexer::KeyOf(const Object& obj) const {
+  return custom_key_ ? (*custom_key_)(obj) : obj.Key();
+}
+
+std::optional<std::size_t> Indexer::IndexNumber(std::string_view name) const {
+  for (std::size_t i = 0; i < index_names_.size(); ++i) {
+    if (index_names_[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
+void Indexer::IndexLocked(std::size_t index, const ObjectPtr& obj) {
+  for (auto& value : index_funcs_[index](*obj)) {
+    auto [it, inserted] = postings_[index].try_emplace(std::move(value), NewSet());
+    it->second.insert(obj);
+  }
+}
+
+void Indexer::UnindexLocked(std::size_t index, const ObjectPtr& obj) {
+  // Index values are recomputed from the stored object (as client-go does) instead of being kept.
+  for (const auto& value : index_funcs_[index](*obj)) {
+    auto it = postings_[index].find(value);
+    if (it == postings_[index].end()) continue;
+    it->second.erase(obj);
+    if (it->second.empty()) postings_[index].erase(it);
+  }
+}
+
+void Indexer::RemoveLocked(const ObjectPtr& stored) {
+  for (std::size_t i = 0; i < index_funcs_.size(); ++i) UnindexLocked(i, stored);
+  items_.erase(stored);
+}
+
+void Indexer::AddLocked(const ObjectPtr& obj) {
+  auto it = items_.find(obj);
+  if (it != items_.end()) {
+    const ObjectPtr old = *it;
+    for (std::size_t i = 0; i < index_funcs_.size(); ++i) UnindexLocked(i, old);
+    items_.erase(it);
+  }
+  items_.insert(obj);
+  for (std::size_t i = 0; i < index_funcs_.size(); ++i) IndexLocked(i, obj);
+}
+
+void Indexer::Add(const ObjectPtr& obj) {
+  if (!obj) return;
+  WriterLock lock(mu_);
+  AddLocked(obj);
+}
+
+void Indexer::Delete(const Object& obj) { DeleteKey(KeyOf(obj)); }
+
+void Indexer::DeleteKey(std::string_view key) {
+  WriterLock lock(mu_);
+  auto it = items_.find(key);
+  if (it == items_.end()) return;
+  const ObjectPtr stored = *it;
+  RemoveLocked(stored);
+}
+
+void Indexer::Replace(const std::vector<ObjectPtr>& objects) {
+  WriterLock lock(mu_);
+  items_.clear();
+  for (auto& p : postings_) p.clear();
+  items_.reserve(objects.size());
+  for (const auto& obj : objects) {
+    if (obj) AddLocked(obj);
+  }
+}
+
+ObjectPtr Indexer::GetByKey(std::string_view key) const {
+  ReaderLock lock(mu_);
+  auto it = items_.find(key);
+  return it == items_.end() ? nullptr : *it;
+}
+
+ObjectPtr Indexer::Get(const Object& obj) const { return GetByKey(KeyOf(obj)); }
+
+std::vector<std::string> Indexer::ListKeys() const {
+  ReaderLock lock(mu_);
+  std::vector<std::string> keys;
+  keys.reserve(items_.size());
+  for (const auto& obj : items_) keys.push_back(KeyOf(*obj));
+  return keys;
+}
+
+std::vector<ObjectPtr> Indexer::List() const {
+  ReaderLock lock(mu_);
+  return std::vector<ObjectPtr>(items_.begin(), items_.end());
+}
+
+std::size_t Indexer::Size() const {
+  ReaderLock lock(mu_);
+  return items_.size();
+}
+
+Result<std::vector<ObjectPtr>> Indexer::Index(std::string_view index_name, const Object& obj) const {
+  ReaderLock lock(mu_);
+  auto idx = IndexNumber(index_name);
+  if (!idx) return MakeError(404, reason::kNotFound, fmt::format("index with name {} does not exist", index_name));
+  std::vector<ObjectPtr> out;
+  const auto values = index_funcs_[*idx](obj);
+  if (values.size() == 1) {
+    auto it = postings_[*idx].find(values[0]);
+    if (it != postings_[*idx].end()) out.assign(it->second.begin(), it->second.end());
+    return out;
+  }
+  ObjectSet seen = NewSet();
+  for (const auto& v : values) {
+    auto it = postings_[*idx].find(v);
+    if (it == postings_[*idx].end()) continue;
+    for (const auto& o : it->second) {
+      if (seen.insert(o).second) out.push_back(o);
+    }
+  }
+  return out;
+}
+
+Result<std::vector<ObjectPtr>> Indexer::ByIndex(std::string_view index_name, std::string_view value) const {
+  ReaderLock lock(mu_);
+  auto idx = IndexNumber(index_name);
+  if (!idx) return MakeError(404, reason::kNotFound, fmt::format("index with name {} does not exist", index_name));
+  auto it = postings_[*idx].find(std::string(value));
+  if (it == postings_[*idx].end()) return std::vector<ObjectPtr>{};
+  return std::vector<ObjectPtr>(it->second.begin(), it->second.end());
+}
+
+Result<std::vector<std::string>> Indexer::IndexKeys(std::string_view index_name, std::string_view value) const {
+  auto objects = ByIndex(index_name, value);
+  if (!objects.ok()) return std::move(objects).error();
+  std::vector<std::string> keys;
+  keys.reserve(objects->size());
+  for (const auto& o : *objects) keys.push_back(KeyOf(*o));
+  return keys;
+}
+
+std::vector<std::string> Indexer::ListIndexFuncValues(std::string_view index_name) const {
+  ReaderLock lock(mu_);
+  std::vector<std::string> out;
+  auto idx = IndexNumber(index_name);
+  if (!idx) return out;
+  out.reserve(postings_[*idx].size());
+  for (const auto& [value, set] : postings_[*idx]) out.push_back(value);
+  return out;
+}
+
+Result<void> Indexer::AddIndexers(const Indexers& indexers) {
+  WriterLock lock(mu_);
+  for (const auto& [name, fn] : indexers) {
+    if (IndexNumber(name)) {
+      return MakeError(409, reason::kAlreadyExists, fmt::format("indexer conflict: {}", name));
+    }
+  }
+  for (const auto& [name, fn] : indexers) {
+    index_names_.push_back(name);
+    index_funcs_.push_back(fn);
+    postings_.emplace_back();
+    for (const auto& obj : items_) IndexLocked(index_names_.size() - 1, obj);
+  }
+  return Ok();
+}
+
+std::vector<ObjectPtr> Lister::List(const LabelSelector& selector) const {
+  auto all = indexer_.List();
+  if (selector.Empty()) return all;
+  std::vector<ObjectPtr> out;
+  for (auto& o : all) {
+    if (selector.Matches(o->Labels())) out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::vector<ObjectPtr> Lister::List(std::string_view ns, const LabelSelector& selector) const {
+  auto in_ns = indexer_.ByIndex(kNamespaceIndex, ns);
+  std::vector<ObjectPtr> out;
+  if (!in_ns.ok()) return out;  // the namespace index always exists
+  for (auto& o : *in_ns) {
+    if (selector.Empty() || selector.Matches(o->Labels())) out.push_back(std::move(o));
+  }
+  return out;
+}
+
+Result<ObjectPtr> Lister::Get(std::string_view ns, std::string_view name) const {
+  std::string key = ns.empty() ? std::string(name) : fmt::format("{}/{}", ns, name);
+  auto obj = indexer_.GetByKey(key);
+  if (!obj) return MakeError(404, reason::kNotFound, fmt::format("\"{}\" not found", key));
+  return obj;
+}
+
+}  // namespace kube::cache

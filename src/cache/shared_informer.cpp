@@ -1,0 +1,328 @@
+#include <kube/cache/shared_informer.hpp>
+
+#include <algorithm>
+#include <exception>
+
+#include <fmt/format.h>
+
+namespace kube::cache {
+
+struct SharedIndexInformer::Notification {
+  enum class Kind { kAdd, kUpdate, kDelete };
+  Kind kind = Kind::kAdd;
+  ObjectPtr obj;
+  ObjectPtr old_obj;               // kUpdate only
+  bool is_in_initial_list = false; // kAdd only
+  bool final_state_unknown = false;// kDelete only
+};
+
+// One handler: an unbounded FIFO of notifications drained by its own thread.
+class SharedIndexInformer::Listener final : public HandlerRegistration {
+ public:
+  Listener(std::shared_ptr<ResourceEventHandler> handler, Clock::Duration resync,
+           const SharedIndexInformer& informer)
+      : resync_period(resync), handler_(std::move(handler)), informer_(informer) {}
+
+  ~Listener() override { Stop(); }
+
+  void Start() {
+    thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
+  }
+
+  void Stop() {
+    if (thread_.joinable()) {
+      thread_.request_stop();
+      {
+        MutexLock lock(mu_);
+        cv_.SignalAll();
+      }
+      thread_.join();
+    }
+  }
+
+  void Add(Notification n) {
+    MutexLock lock(mu_);
+    if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) ++pending_initial_;
+    buffer_.push_back(std::move(n));
+    cv_.SignalAll();
+  }
+
+  bool HasSynced() const override {
+    if (!informer_.HasSynced()) return false;
+    MutexLock lock(mu_);
+    return pending_initial_ == 0;
+  }
+
+  int64_t HandlerErrors() const override {
+    MutexLock lock(mu_);
+    return errors_;
+  }
+
+  // Resync bookkeeping, guarded by the informer's listeners_mu_.
+  Clock::Duration resync_period;
+  Clock::TimePoint next_resync{};
+
+ private:
+  void Loop(std::stop_token stop) {
+    while (true) {
+      Notification n;
+      {
+        MutexLock lock(mu_);
+        while (buffer_.empty() && !stop.stop_requested()) cv_.Wait(mu_);
+        if (stop.stop_requested()) return;
+        n = std::move(buffer_.front());
+        buffer_.pop_front();
+      }
+      // The handler runs without any lock held.
+      bool failed = false;
+      try {
+        switch (n.kind) {
+          case Notification::Kind::kAdd: handler_->OnAdd(n.obj, n.is_in_initial_list); break;
+          case Notification::Kind::kUpdate: handler_->OnUpdate(n.old_obj, n.obj); break;
+          case Notification::Kind::kDelete: handler_->OnDelete(n.obj, n.final_state_unknown); break;
+        }
+      } catch (const std::exception& e) {
+        failed = true;
+        log::Error("event handler threw", {{"informer", informer_.Name()}, {"error", e.what()}});
+      } catch (...) {
+        failed = true;
+        log::Error("event handler threw a non-standard exception", {{"informer", informer_.Name()}});
+      }
+      MutexLock lock(mu_);
+      if (failed) ++errors_;
+      if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) --pending_initial_;
+    }
+  }
+
+  std::shared_ptr<ResourceEventHandler> handler_;
+  const SharedIndexInformer& informer_;
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::deque<Notification> buffer_ KUBE_GUARDED_BY(mu_);
+  int64_t pending_initial_ KUBE_GUARDED_BY(mu_) = 0;
+  int64_t errors_ KUBE_GUARDED_BY(mu_) = 0;
+  std::jthread thread_;
+};
+
+// Feeds the DeltaFIFO from the reflector, applying the transform first.
+class SharedIndexInformer::StoreAdapter final : public ReflectorStore {
+ public:
+  explicit StoreAdapter(SharedIndexInformer& informer) : informer_(informer) {}
+  Result<void> Add(const ObjectPtr& obj) override { return informer_.fifo_.Add(T(obj)); }
+  Result<void> Update(const ObjectPtr& obj) override { return informer_.fifo_.Update(T(obj)); }
+  Result<void> Delete(const ObjectPtr& obj) override { return informer_.fifo_.Delete(T(obj)); }
+  Result<void> Replace(const std::vector<ObjectPtr>& list, std::string_view rv) override {
+    if (!informer_.transform_) return informer_.fifo_.Replace(list, rv);
+    std::vector<ObjectPtr> transformed;
+    transformed.reserve(list.size());
+    for (const auto& o : list) transformed.push_back(T(o));
+    return informer_.fifo_.Replace(transformed, rv);
+  }
+
+ private:
+  ObjectPtr T(const ObjectPtr& obj) const {
+    if (!informer_.transform_ || !obj) return obj;
+    try {
+      ObjectPtr out = informer_.transform_(obj);
+      return out ? out : obj;
+    } catch (...) {
+      log::Error("transform threw; storing the object untransformed", {{"informer", informer_.Name()}});
+      return obj;
+    }
+  }
+  SharedIndexInformer& informer_;
+};
+
+SharedIndexInformer::SharedIndexInformer(std::shared_ptr<ListerWatcher> lw, InformerOptions options)
+    : options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : RealClock::Instance()),
+      log_(log::Logger("informer").With("name", options_.name)),
+      lw_(std::move(lw)),
+      indexer_(options_.indexers),
+      fifo_(DeltaFifoOptions{.key_func = {}, .known_objects = &indexer_, .emit_replaced = true}),
+      transform_(options_.transform) {
+  store_adapter_ = std::make_unique<StoreAdapter>(*this);
+  ReflectorOptions ropts = options_.reflector;
+  if (ropts.name == "reflector") ropts.name = options_.name;
+  if (ropts.clock == nullptr) ropts.clock = &clock_;
+  reflector_ = std::make_unique<Reflector>(*lw_, *store_adapter_, std::move(ropts));
+}
+
+SharedIndexInformer::~SharedIndexInformer() {
+  std::vector<std::shared_ptr<Listener>> listeners;
+  {
+    MutexLock lock(listeners_mu_);
+    listeners.swap(listeners_);
+  }
+  for (auto& l : listeners) l->Stop();
+}
+
+Result<std::shared_ptr<HandlerRegistration>> SharedIndexInformer::AddEventHandler(
+    std::shared_ptr<ResourceEventHandler> handler, std::optional<Clock::Duration> resync) {
+  if (!handler) return BadRequest("AddEventHandler: null handler");
+  Clock::Duration period = resync.value_or(options_.default_resync);
+  if (period > Clock::Duration::zero() && period < std::chrono::seconds(1)) period = std::chrono::seconds(1);
+  auto listener = std::make_shared<Listener>(std::move(handler), period, *this);
+  MutexLock lock(listeners_mu_);
+  if (stopped_) return CanceledError("informer has stopped; handler not added");
+  if (period > Clock::Duration::zero()) listener->next_resync = clock_.Now() + period;
+  listeners_.push_back(listener);
+  if (started_) {
+    // Holding listeners_mu_ blocks delta distribution, so the synthetic adds are exactly the
+    // cache content and later deltas follow them.
+    for (const auto& obj : indexer_.List()) {
+      listener->Add(Notification{Notification::Kind::kAdd, obj, nullptr, true, false});
+    }
+    listener->Start();
+  }
+  listeners_changed_.SignalAll();
+  return std::shared_ptr<HandlerRegistration>(listener);
+}
+
+Result<void> SharedIndexInformer::RemoveEventHandler(const std::shared_ptr<HandlerRegistration>& registration) {
+  std::shared_ptr<Listener> removed;
+  {
+    MutexLock lock(listeners_mu_);
+    auto it = std::find_if(listeners_.begin(), listeners_.end(),
+                           [&](const std::shared_ptr<Listener>& l) { return l.get() == registration.get(); });
+    if (it == listeners_.end()) return MakeError(404, reason::kNotFound, "handler registration not found");
+    removed = *it;
+    listeners_.erase(it);
+    syncing_.erase(std::remove(syncing_.begin(), syncing_.end(), removed.get()), syncing_.end());
+  }
+  removed->Stop();
+  return Ok();
+}
+
+Result<void> SharedIndexInformer::SetTransform(TransformFunc transform) {
+  MutexLock lock(listeners_mu_);
+  if (started_) return MakeError(409, reason::kConflict, "informer has already started");
+  transform_ = std::move(transform);
+  return Ok();
+}
+
+bool SharedIndexInformer::HasSynced() const { return fifo_.HasSynced(); }
+
+bool SharedIndexInformer::IsStopped() const {
+  MutexLock lock(listeners_mu_);
+  return stopped_;
+}
+
+std::string SharedIndexInformer::LastSyncResourceVersion() const {
+  return reflector_->LastSyncResourceVersion();
+}
+
+void SharedIndexInformer::Distribute(const Notification& n, bool sync) {
+  if (sync) {
+    for (Listener* l : syncing_) l->Add(n);
+    return;
+  }
+  for (const auto& l : listeners_) l->Add(n);
+}
+
+ProcessResult SharedIndexInformer::HandleDeltas(const Deltas& deltas, bool is_in_initial_list) {
+  MutexLock lock(listeners_mu_);
+  for (const Delta& d : deltas) {
+    switch (d.type) {
+      case DeltaType::kSync:
+      case DeltaType::kReplaced:
+      case DeltaType::kAdded:
+      case DeltaType::kUpdated: {
+        if (!d.object) break;
+        ObjectPtr old = indexer_.Get(*d.object);
+        if (old) {
+          // A relist that returns an object unchanged is a resync, not an update.
+          const bool sync = d.type == DeltaType::kSync ||
+                            (d.type == DeltaType::kReplaced && old->ResourceVersion() == d.object->ResourceVersion());
+          indexer_.Update(d.object);
+          Distribute(Notification{Notification::Kind::kUpdate, d.object, old, false, false}, sync);
+        } else {
+          indexer_.Add(d.object);
+          Distribute(Notification{Notification::Kind::kAdd, d.object, nullptr, is_in_initial_list, false}, false);
+        }
+        break;
+      }
+      case DeltaType::kDeleted: {
+        if (d.tombstone) {
+          indexer_.DeleteKey(d.tombstone->key);
+        } else if (d.object) {
+          indexer_.Delete(*d.object);
+        }
+        Distribute(Notification{Notification::Kind::kDelete, d.object, nullptr, false, d.FinalStateUnknown()}, false);
+        break;
+      }
+    }
+  }
+  return ProcessResult{};
+}
+
+bool SharedIndexInformer::ShouldResync() {
+  MutexLock lock(listeners_mu_);
+  const auto now = clock_.Now();
+  syncing_.clear();
+  for (const auto& l : listeners_) {
+    if (l->resync_period <= Clock::Duration::zero()) continue;
+    if (now >= l->next_resync) {
+      syncing_.push_back(l.get());
+      l->next_resync = now + l->resync_period;
+    }
+  }
+  return !syncing_.empty();
+}
+
+void SharedIndexInformer::ResyncLoop(std::stop_token stop) {
+  std::stop_callback wake(stop, [this] {
+    MutexLock lock(listeners_mu_);
+    listeners_changed_.SignalAll();
+  });
+  while (!stop.stop_requested()) {
+    {
+      MutexLock lock(listeners_mu_);
+      auto next = Clock::TimePoint::max();
+      for (const auto& l : listeners_) {
+        if (l->resync_period > Clock::Duration::zero()) next = std::min(next, l->next_resync);
+      }
+      if (clock_.Now() < next) {
+        clock_.WaitUntil(listeners_changed_, listeners_mu_, next);
+        continue;  // re-evaluate: a handler may have been added, or time has come
+      }
+    }
+    if (ShouldResync()) {
+      auto r = fifo_.Resync();
+      if (!r.ok()) log_.Warn("resync failed", {{"error", r.error().ToString()}});
+    }
+  }
+}
+
+void SharedIndexInformer::Run(std::stop_token stop) {
+  std::vector<std::shared_ptr<Listener>> to_start;
+  {
+    MutexLock lock(listeners_mu_);
+    if (started_) return;
+    started_ = true;
+    to_start = listeners_;
+  }
+  for (auto& l : to_start) l->Start();
+  std::jthread reflector_thread([this](std::stop_token st) { reflector_->Run(st); });
+  std::jthread resync_thread([this](std::stop_token st) { ResyncLoop(st); });
+  {
+    std::stop_callback close_fifo(stop, [this] { fifo_.Close(); });
+    while (!stop.stop_requested()) {
+      auto popped = fifo_.Pop([this](const Deltas& deltas, bool initial) { return HandleDeltas(deltas, initial); });
+      if (!popped.ok() && fifo_.IsClosed()) break;
+    }
+  }
+  reflector_thread.request_stop();
+  resync_thread.request_stop();
+  reflector_thread.join();
+  resync_thread.join();
+  std::vector<std::shared_ptr<Listener>> listeners;
+  {
+    MutexLock lock(listeners_mu_);
+    stopped_ = true;
+    listeners = listeners_;
+  }
+  for (auto& l : listeners) l->Stop();
+}
+
+}  // namespace kube::cache

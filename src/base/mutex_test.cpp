@@ -65,8 +65,12 @@ TEST(Mutex, TryLockFailsWhileHeldElsewhere) {
   mu.Lock();
   bool acquired = true;
   std::jthread other([&] {
-    acquired = mu.TryLock();
-    if (acquired) mu.Unlock();
+    if (mu.TryLock()) {
+      acquired = true;
+      mu.Unlock();
+    } else {
+      acquired = false;
+    }
   });
   other.join();
   mu.Unlock();

@@ -1,0 +1,254 @@
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <kube/base/clock.hpp>
+#include <kube/base/mutex.hpp>
+#include <kube/base/thread_annotations.hpp>
+#include <kube/workqueue/internal/slot_table.hpp>
+#include <kube/workqueue/internal/spin_lock.hpp>
+#include <kube/workqueue/internal/time.hpp>
+#include <kube/workqueue/queue.hpp>
+
+namespace kube::workqueue {
+
+/// client-go's delaying queue: a `Queue` plus `AddAfter(item, delay)`, which adds the item once
+/// `delay` has passed on the injected clock.
+///  * A delay <= 0 adds at once.
+///  * An item already waiting keeps the EARLIER of its ready times.
+///  * One delivery thread per queue (not a thread or timer per item) keeps the waiting items in a
+///    min-heap by ready time and adds each due batch to the queue under one lock.
+///  * `AddAfter` only appends to a small inbox under a short lock; the delivery thread takes the
+///    whole inbox at once, so a burst of `AddAfter` calls cannot starve delivery of due items.
+///  * Delays that overflow the clock (hours::max()) wait forever instead of wrapping.
+///  * After shutdown, `AddAfter` is ignored and items still waiting are dropped.
+///
+/// **Thread-safety:** every member may be called concurrently, except the destructor.
+/// **Blocks?** `Get` and `ShutDownWithDrain`, as for `Queue`. **Ownership:** owns its thread; the
+/// destructor shuts down and joins it (workers must have returned from `Get`).
+template <class T, class Hash = std::hash<T>, class KeyEqual = std::equal_to<T>>
+  requires QueueItem<T, Hash, KeyEqual>
+class DelayingQueue final {
+ public:
+  /// Starts the delivery thread. `clock` drives every delay and must outlive the queue.
+  explicit DelayingQueue(QueueOptions options = {}, Clock& clock = RealClock::Instance())
+      : clock_(clock), heartbeat_(options.heartbeat), queue_(std::move(options), clock) {
+    if (heartbeat_ <= Clock::Duration::zero()) heartbeat_ = std::chrono::seconds(10);
+    thread_ = std::jthread([this] { Run(); });
+  }
+
+  /// Shuts down and joins the delivery thread; items still waiting are dropped.
+  ~DelayingQueue() {
+    ShutDown();
+    thread_.join();
+  }
+
+  DelayingQueue(const DelayingQueue&) = delete;
+  DelayingQueue& operator=(const DelayingQueue&) = delete;
+
+  /// Adds `item` once `delay` has passed (any `std::chrono::duration`; saturates instead of
+  /// overflowing). Counts one `workqueue_retries_total`. Ignored after shutdown.
+  /// **Blocks?** Only on a short lock.
+  template <class Rep, class Period>
+  void AddAfter(T item, std::chrono::duration<Rep, Period> delay) KUBE_EXCLUDES(mu_) {
+    if (stopped_.load(std::memory_order_relaxed)) return;
+    queue_.metrics_.Retried();
+    if (!(delay > delay.zero())) {
+      queue_.Add(item);
+      return;
+    }
+    const Clock::TimePoint now = clock_.Now();
+    const Clock::TimePoint ready = internal::SaturatingAdd(now, delay);
+    // (Compared as time points: `delay < kShortDelay` would overflow for hours::max().)
+    if (ready - now < kShortDelay && clock_.Now() >= ready) {
+      // Already due (a nanosecond backoff): add it now instead of waking the delivery thread
+      // for it. Exactly on time, and no thread hand-off.
+      queue_.Add(item);
+      return;
+    }
+    bool wake = false;
+    {
+      internal::SpinMutexLock lock(mu_);
+      if (stopping_) return;
+      inbox_.push_back(Pending{std::move(item), ready});
+      if (ready < wake_at_) {
+        wake_at_ = ready;  // later producers need not wake the thread again for a later item
+        wake = true;
+      }
+    }
+    if (wake) cv_.Signal();
+  }
+
+  /// See `Queue::Add`.
+  void Add(const T& item) { queue_.Add(item); }
+  /// See `Queue::AddMany`.
+  void AddMany(std::span<const T> items) { queue_.AddMany(items); }
+  /// See `Queue::Len` (items ready to be handed out; waiting items are not counted).
+  std::size_t Len() const { return queue_.Len(); }
+  /// See `Queue::Get`.
+  std::optional<T> Get() { return queue_.Get(); }
+  /// See `Queue::Done`.
+  void Done(const T& item) { queue_.Done(item); }
+  /// See `Queue::Done(T&&)` (recycles the item's storage).
+  void Done(T&& item) { queue_.Done(std::move(item)); }
+  /// Stops the delivery thread (waiting items are dropped), then `Queue::ShutDown`.
+  void ShutDown() KUBE_EXCLUDES(mu_) {
+    StopDelivery();
+    queue_.ShutDown();
+  }
+  /// Stops the delivery thread (waiting items are dropped), then `Queue::ShutDownWithDrain`.
+  void ShutDownWithDrain() KUBE_EXCLUDES(mu_) {
+    StopDelivery();
+    queue_.ShutDownWithDrain();
+  }
+  /// See `Queue::ShuttingDown`.
+  bool ShuttingDown() const { return queue_.ShuttingDown(); }
+  /// See `Queue::UpdateUnfinishedWork`.
+  void UpdateUnfinishedWork() { queue_.UpdateUnfinishedWork(); }
+
+ private:
+  struct Pending {
+    T item;
+    Clock::TimePoint ready;
+  };
+  struct Waiting {
+    Clock::TimePoint ready{};
+    std::uint64_t seq = 0;  // identifies the slot's live heap entry
+  };
+  struct HeapEntry {
+    Clock::TimePoint ready;
+    std::uint64_t seq;  // insertion order: FIFO among equal ready times; staleness check
+    std::uint32_t slot;
+  };
+  struct Later {
+    bool operator()(const HeapEntry& a, const HeapEntry& b) const noexcept {
+      return a.ready != b.ready ? a.ready > b.ready : a.seq > b.seq;
+    }
+  };
+  using WaitTable = internal::SlotTable<T, Waiting, KeyEqual>;
+
+  // Below this delay AddAfter checks the clock once more and adds an item that is already due
+  // directly (a second clock read is only worth it when the item may be due by then).
+  static constexpr Clock::Duration kShortDelay = std::chrono::microseconds(50);
+  // How many inbox entries are merged between two checks for due items.
+  static constexpr std::size_t kMergeSlice = 256;
+
+  void StopDelivery() KUBE_EXCLUDES(mu_) {
+    stopped_.store(true, std::memory_order_relaxed);
+    {
+      MutexLock lock(mu_);
+      stopping_ = true;
+    }
+    cv_.SignalAll();
+  }
+
+  // The delivery thread.
+  void Run() KUBE_EXCLUDES(mu_) {
+    std::vector<Pending> batch;
+    for (;;) {
+      {
+        MutexLock lock(mu_);
+        for (;;) {
+          if (stopping_) return;
+          if (!inbox_.empty()) {
+            batch.swap(inbox_);
+            break;
+          }
+          const Clock::TimePoint now = clock_.Now();
+          const Clock::TimePoint next = NextReady();
+          if (next <= now) break;
+          const Clock::TimePoint deadline =
+              std::min(next, internal::SaturatingAdd(now, heartbeat_));
+          wake_at_ = deadline;
+          clock_.WaitUntil(cv_, mu_, deadline);
+          wake_at_ = Clock::TimePoint::min();
+        }
+      }
+      Merge(batch);
+      batch.clear();
+      DeliverDue(clock_.Now());
+    }
+  }
+
+  // Thread-confined: only the delivery thread touches waiting_, heap_, due_ and next_seq_.
+  Clock::TimePoint NextReady() {
+    while (!heap_.empty() && !Live(heap_.front())) PopHeap();
+    return heap_.empty() ? Clock::TimePoint::max() : heap_.front().ready;
+  }
+
+  bool Live(const HeapEntry& e) const { return waiting_[e.slot].data.seq == e.seq; }
+
+  void PopHeap() {
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
+  }
+
+  void Merge(std::vector<Pending>& batch) {
+    Clock::TimePoint now = clock_.Now();
+    for (std::size_t n = 0; n < batch.size(); ++n) {
+      if (n > 0 && n % kMergeSlice == 0) {
+        now = clock_.Now();
+        DeliverDue(now);  // keep due items flowing while a large inbox is merged
+      }
+      Pending& p = batch[n];
+      const std::size_t hash = hash_(p.item);
+      std::uint32_t i = waiting_.Find(p.item, hash);
+      if (i != WaitTable::kNone) {
+        auto& w = waiting_[i].data;
+        if (p.ready >= w.ready) continue;  // the earlier ready time wins
+        w.ready = p.ready;
+        w.seq = next_seq_++;  // the old heap entry becomes stale
+      } else {
+        i = waiting_.Insert(std::move(p.item), hash);
+        waiting_[i].data = Waiting{p.ready, next_seq_++};
+      }
+      heap_.push_back(HeapEntry{p.ready, waiting_[i].data.seq, i});
+      std::push_heap(heap_.begin(), heap_.end(), Later{});
+    }
+  }
+
+  void DeliverDue(Clock::TimePoint now) {
+    while (NextReady() <= now) {
+      const std::uint32_t i = heap_.front().slot;
+      PopHeap();
+      due_.push_back(std::move(waiting_[i].item));
+      waiting_[i].data.seq = 0;  // no heap entry may match a freed slot
+      waiting_.Erase(i);
+    }
+    if (due_.empty()) return;
+    queue_.AddMany(due_);
+    due_.clear();
+  }
+
+  Clock& clock_;
+  Clock::Duration heartbeat_;
+  Queue<T, Hash, KeyEqual> queue_;
+
+  Mutex mu_;
+  CondVar cv_;  // wakes the delivery thread: an earlier item arrived, or stop
+  std::vector<Pending> inbox_ KUBE_GUARDED_BY(mu_);  // AddAfter calls not yet merged
+  // When the delivery thread will wake by itself; TimePoint::min() while it is busy (it looks at
+  // the inbox before it waits again). A producer signals only for an item due earlier.
+  Clock::TimePoint wake_at_ KUBE_GUARDED_BY(mu_) = Clock::TimePoint::min();
+  bool stopping_ KUBE_GUARDED_BY(mu_) = false;
+  std::atomic<bool> stopped_{false};  // stopping_, readable without the lock (a fast-path hint)
+
+  [[no_unique_address]] const Hash hash_{};  // delivery thread only
+  WaitTable waiting_;                 // delivery thread only: the items waiting, by item
+  std::vector<HeapEntry> heap_;       // delivery thread only: min-heap by (ready, seq)
+  std::vector<T> due_;                // delivery thread only: scratch batch for AddMany
+  std::uint64_t next_seq_ = 1;        // delivery thread only
+  std::jthread thread_;               // last: started once everything above is constructed
+};
+
+}  // namespace kube::workqueue

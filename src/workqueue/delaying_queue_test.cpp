@@ -1,0 +1,216 @@
+#include <kube/workqueue/delaying_queue.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <kube/base/clock.hpp>
+#include <kube/workqueue/fake_metrics.hpp>
+
+namespace kube::workqueue {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using std::chrono::nanoseconds;
+using std::chrono::seconds;
+
+// The delivery thread hands every due item to the queue in ready order, in one batch. So when a
+// "barrier" item due at time t comes out of Get, every item due at t or earlier has been
+// delivered, and nothing due later has: tests synchronise on barriers instead of sleeping.
+
+TEST(DelayingQueue, AddAfterDeliversOnlyOnceTheDelayHasPassed) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.AddAfter("a", seconds(1));
+  q.AddAfter("barrier", milliseconds(999));
+  EXPECT_EQ(q.Len(), 0u);
+  clock.Advance(milliseconds(999));
+  EXPECT_EQ(q.Get(), "barrier");
+  EXPECT_EQ(q.Len(), 0u) << "a was delivered 1 ms early";
+  clock.Advance(milliseconds(1));
+  EXPECT_EQ(q.Get(), "a");
+}
+
+TEST(DelayingQueue, NonPositiveDelayAddsAtOnce) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.AddAfter("zero", seconds(0));
+  q.AddAfter("negative", seconds(-5));
+  EXPECT_EQ(q.Len(), 2u);
+  EXPECT_EQ(q.Get(), "zero");
+  EXPECT_EQ(q.Get(), "negative");
+}
+
+TEST(DelayingQueue, WaitingItemAddedAgainKeepsTheEarlierReadyTime) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.AddAfter("a", seconds(10));
+  q.AddAfter("a", seconds(1));
+  clock.Advance(seconds(1));
+  EXPECT_EQ(q.Get(), "a");
+  q.Done("a");
+  q.AddAfter("barrier", seconds(9));
+  clock.Advance(seconds(9));  // the stale 10 s entry of "a" comes due now
+  EXPECT_EQ(q.Get(), "barrier");
+  EXPECT_EQ(q.Len(), 0u) << "a was delivered a second time from its superseded ready time";
+}
+
+TEST(DelayingQueue, LaterReadyTimeDoesNotPostponeAWaitingItem) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.AddAfter("a", seconds(1));
+  q.AddAfter("a", seconds(10));
+  clock.Advance(seconds(1));
+  EXPECT_EQ(q.Get(), "a");
+}
+
+TEST(DelayingQueue, DueItemsArriveInReadyTimeOrderAndTiesInAddOrder) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.AddAfter("c", seconds(3));
+  q.AddAfter("a", seconds(1));
+  q.AddAfter("b1", seconds(2));
+  q.AddAfter("b2", seconds(2));
+  clock.Advance(seconds(5));
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Get(), "b1");
+  EXPECT_EQ(q.Get(), "b2");
+  EXPECT_EQ(q.Get(), "c");
+}
+
+TEST(DelayingQueue, DeliveryIsDrivenByTheInjectedClockOneStepAtATime) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  for (int i = 1; i <= 5; ++i) q.AddAfter("item-" + std::to_string(i), seconds(i));
+  for (int i = 1; i <= 5; ++i) {
+    clock.Advance(seconds(1));
+    EXPECT_EQ(q.Get(), "item-" + std::to_string(i));
+    EXPECT_EQ(q.Len(), 0u);
+  }
+}
+
+TEST(DelayingQueue, ItemDueWhileBeingProcessedIsQueuedAgainAtDone) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  q.AddAfter("a", seconds(1));
+  q.AddAfter("barrier", seconds(1));
+  clock.Advance(seconds(1));
+  EXPECT_EQ(q.Get(), "barrier");
+  EXPECT_EQ(q.Len(), 0u) << "a must wait for Done";
+  q.Done("a");
+  EXPECT_EQ(q.Get(), "a");
+}
+
+TEST(DelayingQueue, HugeDelaysNeverFireAndDoNotOverflow) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.AddAfter("hours-max", hours::max());
+  q.AddAfter("duration-max", Clock::Duration::max());
+  q.AddAfter("double-seconds", std::chrono::duration<double>(1e300));
+  q.AddAfter("soon", seconds(1));
+  clock.Advance(seconds(1));
+  EXPECT_EQ(q.Get(), "soon");
+  clock.Advance(hours(24 * 365 * 200));
+  q.AddAfter("barrier", nanoseconds(1));
+  clock.Advance(nanoseconds(1));
+  EXPECT_EQ(q.Get(), "barrier");
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(DelayingQueue, TheDeliveryThreadNeverWaitsLongerThanTheHeartbeat) {
+  FakeClock clock;
+  const auto start = clock.Now();
+  DelayingQueue<std::string> q({.heartbeat = seconds(10)}, clock);
+  q.AddAfter("far", hours(1));
+  ASSERT_TRUE(clock.BlockUntilWaiters(1));
+  ASSERT_TRUE(clock.NextDeadline().has_value());
+  EXPECT_LE(*clock.NextDeadline(), start + seconds(10));
+}
+
+TEST(DelayingQueue, DueItemIsDeliveredWhileAnotherThreadFloodsAddAfter) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  std::atomic<bool> stop{false};
+  std::jthread flooder([&] {
+    for (int i = 0; !stop.load(); ++i) q.AddAfter("flood-" + std::to_string(i % 100000), hours(1));
+  });
+  q.AddAfter("due", seconds(1));
+  clock.Advance(seconds(1));
+  EXPECT_EQ(q.Get(), "due");  // would hang if the flood starved delivery
+  stop = true;
+}
+
+TEST(DelayingQueue, ShutDownDropsWaitingItemsAndIgnoresLaterAdds) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.AddAfter("waiting", seconds(1));
+  q.Add("queued");
+  q.ShutDown();
+  clock.Advance(seconds(2));
+  q.AddAfter("after", seconds(0));
+  q.AddAfter("after-delayed", seconds(1));
+  EXPECT_TRUE(q.ShuttingDown());
+  EXPECT_EQ(q.Get(), "queued");
+  EXPECT_EQ(q.Get(), std::nullopt);
+}
+
+TEST(DelayingQueue, ShutDownWakesWorkersBlockedInGet) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.AddAfter("never", hours(1));
+  std::vector<std::jthread> workers;
+  for (int i = 0; i < 3; ++i) workers.emplace_back([&] { EXPECT_EQ(q.Get(), std::nullopt); });
+  q.ShutDown();
+}
+
+TEST(DelayingQueue, DestroyingWithItemsStillWaitingJoinsTheThread) {
+  FakeClock clock;
+  auto q = std::make_unique<DelayingQueue<std::string>>(QueueOptions{}, clock);
+  for (int i = 0; i < 1000; ++i) q->AddAfter("k" + std::to_string(i), seconds(1 + i));
+  q->Add("ready");
+  q.reset();
+  EXPECT_EQ(clock.Waiters(), 0u);
+}
+
+TEST(DelayingQueue, ShutDownWithDrainWaitsForInFlightItems) {
+  FakeClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  std::jthread stopper([&] { q.ShutDownWithDrain(); });
+  q.Done("a");
+  stopper.join();
+  EXPECT_TRUE(q.ShuttingDown());
+}
+
+TEST(DelayingQueue, EveryAddAfterCountsARetry) {
+  FakeClock clock;
+  FakeMetricsProvider provider;
+  DelayingQueue<std::string> q({.name = "dq", .metrics_provider = &provider,
+                                .unfinished_work_update_period = Clock::Duration::zero()},
+                               clock);
+  q.AddAfter("a", seconds(0));
+  q.AddAfter("b", seconds(1));
+  q.AddAfter("b", seconds(2));
+  q.Add("c");
+  EXPECT_EQ(provider.Value(kRetriesMetric, "dq"), 3);
+  EXPECT_EQ(provider.Created(kRetriesMetric, "dq"), 1u);
+  EXPECT_EQ(provider.Created(kDepthMetric, "dq"), 1u);
+  clock.Advance(seconds(1));
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Get(), "c");
+  EXPECT_EQ(q.Get(), "b");
+  // The delivery thread reports the add after it released the queue's lock.
+  EXPECT_TRUE(provider.AwaitValue(kAddsMetric, "dq", 3));
+}
+
+}  // namespace
+}  // namespace kube::workqueue

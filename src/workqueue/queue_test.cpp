@@ -1,0 +1,316 @@
+#include <kube/workqueue/queue.hpp>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <kube/base/clock.hpp>
+#include <kube/workqueue/fake_metrics.hpp>
+
+namespace kube::workqueue {
+namespace {
+
+using ::testing::ElementsAre;
+
+TEST(Queue, GetHandsOutItemsInOrderOfFirstAdd) {
+  Queue<std::string> q;
+  q.Add("a");
+  q.Add("b");
+  q.Add("a");
+  q.Add("c");
+  EXPECT_EQ(q.Len(), 3u);
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Get(), "b");
+  EXPECT_EQ(q.Get(), "c");
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(Queue, ItemAddedManyTimesBeforeGetIsHandedOutOnce) {
+  Queue<std::string> q;
+  for (int i = 0; i < 5; ++i) q.Add("a");
+  EXPECT_EQ(q.Len(), 1u);
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Len(), 0u);
+  q.Done("a");
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(Queue, ItemAddedWhileProcessingIsNotHandedOutUntilDone) {
+  Queue<std::string> q;
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  q.Add("a");
+  q.Add("a");
+  EXPECT_EQ(q.Len(), 0u) << "a second worker must not get an item being processed";
+  q.Add("b");
+  EXPECT_EQ(q.Get(), "b");
+  q.Done("a");
+  EXPECT_EQ(q.Len(), 1u);
+  EXPECT_EQ(q.Get(), "a");
+  q.Done("a");
+  q.Done("b");
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(Queue, ReAddedWhileProcessingGoesToTheBackAtDone) {
+  Queue<std::string> q;
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  q.Add("a");
+  q.Add("b");
+  q.Done("a");
+  EXPECT_EQ(q.Get(), "b");
+  EXPECT_EQ(q.Get(), "a");
+}
+
+TEST(Queue, DoneForAnItemNotBeingProcessedDoesNothing) {
+  Queue<std::string> q;
+  q.Done("ghost");
+  q.Add("a");
+  q.Done("a");  // queued, not processing: must not be queued twice
+  EXPECT_EQ(q.Len(), 1u);
+  EXPECT_EQ(q.Get(), "a");
+  q.Done("a");
+  q.Done("a");
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(Queue, DoneWithAMovedItemBehavesLikeDoneAndRecyclesItsStorage) {
+  Queue<std::string> q;
+  const std::string long_a = "namespace-01/a-key-longer-than-the-small-string-buffer";
+  const std::string long_b = "namespace-02/b";
+  q.Add(long_a);
+  auto a = q.Get();
+  ASSERT_EQ(a, long_a);
+  q.Add(long_a);  // dirty while processing
+  q.Done(std::move(*a));
+  q.Add(long_b);
+  EXPECT_EQ(q.Get(), long_a) << "re-queued at Done";
+  auto b = q.Get();
+  EXPECT_EQ(b, long_b) << "a recycled buffer must hold the new item only";
+  q.Done(std::move(*b));
+  q.Done(long_a);
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(Queue, AddManyDeduplicatesAndKeepsOrder) {
+  Queue<std::string> q;
+  q.Add("b");
+  const std::vector<std::string> batch = {"a", "b", "c", "a"};
+  q.AddMany(batch);
+  EXPECT_EQ(q.Len(), 3u);
+  EXPECT_EQ(q.Get(), "b");
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Get(), "c");
+}
+
+TEST(Queue, WorksWithIntegerItems) {
+  Queue<int> q;
+  q.Add(3);
+  q.Add(1);
+  q.Add(3);
+  EXPECT_EQ(q.Get(), 3);
+  EXPECT_EQ(q.Get(), 1);
+}
+
+TEST(Queue, SlotsAreReusedAfterDone) {
+  Queue<std::string> q;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 1000; ++i) q.Add("key-" + std::to_string(i));
+    for (int i = 0; i < 1000; ++i) {
+      auto item = q.Get();
+      ASSERT_EQ(item, "key-" + std::to_string(i));
+      q.Done(*item);
+    }
+  }
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(Queue, AddAfterShutDownIsIgnored) {
+  Queue<std::string> q;
+  q.ShutDown();
+  q.Add("a");
+  EXPECT_EQ(q.Len(), 0u);
+  EXPECT_TRUE(q.ShuttingDown());
+  EXPECT_EQ(q.Get(), std::nullopt);
+}
+
+TEST(Queue, GetDrainsQueuedItemsAfterShutDownThenReportsShutdown) {
+  Queue<std::string> q;
+  q.Add("a");
+  q.Add("b");
+  q.ShutDown();
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Get(), "b");
+  EXPECT_EQ(q.Get(), std::nullopt);
+  EXPECT_EQ(q.Get(), std::nullopt);
+}
+
+TEST(Queue, ShutDownWakesEveryWorkerBlockedInGet) {
+  Queue<std::string> q;
+  std::atomic<int> returned{0};
+  std::vector<std::jthread> workers;
+  for (int i = 0; i < 4; ++i) {
+    workers.emplace_back([&] {
+      EXPECT_EQ(q.Get(), std::nullopt);
+      ++returned;
+    });
+  }
+  q.ShutDown();
+  workers.clear();  // joins
+  EXPECT_EQ(returned.load(), 4);
+}
+
+TEST(Queue, AddWakesABlockedWorker) {
+  Queue<std::string> q;
+  std::jthread worker([&] {
+    auto item = q.Get();
+    EXPECT_EQ(item, "a");
+    q.Done(*item);
+  });
+  q.Add("a");
+  worker.join();
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(Queue, ShutDownWithDrainWaitsForInFlightItems) {
+  Queue<std::string> q;
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  std::atomic<bool> drained{false};
+  std::jthread stopper([&] {
+    q.ShutDownWithDrain();
+    drained = true;
+  });
+  // The stopper cannot finish before Done; whatever the interleaving, Done releases it.
+  EXPECT_FALSE(drained.load());
+  q.Done("a");
+  stopper.join();
+  EXPECT_TRUE(drained.load());
+  EXPECT_TRUE(q.ShuttingDown());
+}
+
+TEST(Queue, ShutDownWithDrainReturnsAtOnceWhenNothingIsInFlight) {
+  Queue<std::string> q;
+  q.ShutDownWithDrain();
+  EXPECT_TRUE(q.ShuttingDown());
+}
+
+TEST(Queue, ShutDownEndsAWaitingShutDownWithDrain) {
+  Queue<std::string> q;
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  std::jthread stopper([&] { q.ShutDownWithDrain(); });
+  while (!q.ShuttingDown()) std::this_thread::yield();  // the drain has started
+  q.ShutDown();
+  stopper.join();  // returns although "a" is never Done
+}
+
+TEST(Queue, DrainedItemReAddedDuringDrainIsNotQueued) {
+  Queue<std::string> q;
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  std::jthread stopper([&] { q.ShutDownWithDrain(); });
+  while (!q.ShuttingDown()) std::this_thread::yield();
+  q.Add("a");  // ignored: shutting down
+  q.Done("a");
+  stopper.join();
+  EXPECT_EQ(q.Get(), std::nullopt);
+}
+
+TEST(Queue, DestroyingWithItemsQueuedAndInFlightIsClean) {
+  auto q = std::make_unique<Queue<std::string>>();
+  q->Add("a");
+  q->Add("b");
+  ASSERT_EQ(q->Get(), "a");
+  q.reset();
+}
+
+TEST(Queue, MetricsCountAddsDepthAndDurationsOnTheInjectedClock) {
+  FakeClock clock;
+  FakeMetricsProvider provider;
+  {
+    Queue<std::string> q(
+        {.name = "test", .metrics_provider = &provider,
+         .unfinished_work_update_period = Clock::Duration::zero()},
+        clock);
+    q.Add("a");
+    q.Add("a");  // deduplicated: not counted
+    q.Add("b");
+    EXPECT_EQ(provider.Value(kAddsMetric, "test"), 2);
+    EXPECT_EQ(provider.Value(kDepthMetric, "test"), 2);
+
+    clock.Advance(std::chrono::seconds(2));
+    ASSERT_EQ(q.Get(), "a");
+    EXPECT_EQ(provider.Value(kDepthMetric, "test"), 1);
+    EXPECT_THAT(provider.Observations(kQueueDurationMetric, "test"), ElementsAre(2.0));
+
+    clock.Advance(std::chrono::seconds(3));
+    q.UpdateUnfinishedWork();
+    EXPECT_EQ(provider.Value(kUnfinishedWorkMetric, "test"), 3);
+    EXPECT_EQ(provider.Value(kLongestRunningProcessorMetric, "test"), 3);
+
+    ASSERT_EQ(q.Get(), "b");
+    clock.Advance(std::chrono::seconds(1));
+    q.UpdateUnfinishedWork();
+    EXPECT_EQ(provider.Value(kUnfinishedWorkMetric, "test"), 4 + 1);
+    EXPECT_EQ(provider.Value(kLongestRunningProcessorMetric, "test"), 4);
+
+    q.Done("a");
+    EXPECT_THAT(provider.Observations(kWorkDurationMetric, "test"), ElementsAre(4.0));
+    q.Done("b");
+    q.UpdateUnfinishedWork();
+    EXPECT_EQ(provider.Value(kUnfinishedWorkMetric, "test"), 0);
+    EXPECT_EQ(provider.Value(kLongestRunningProcessorMetric, "test"), 0);
+  }
+  EXPECT_EQ(provider.Created(kRetriesMetric, "test"), 1u);
+  EXPECT_EQ(provider.Created(kDepthMetric, "test"), 1u);
+}
+
+TEST(Queue, DepthCountsAnItemReAddedWhileProcessing) {
+  // client-go counts an add (and depth) when the item becomes dirty, even while it is processed.
+  FakeClock clock;
+  FakeMetricsProvider provider;
+  Queue<std::string> q({.name = "q", .metrics_provider = &provider,
+                        .unfinished_work_update_period = Clock::Duration::zero()},
+                       clock);
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  EXPECT_EQ(provider.Value(kDepthMetric, "q"), 0);
+  clock.Advance(std::chrono::seconds(1));
+  q.Add("a");
+  EXPECT_EQ(provider.Value(kDepthMetric, "q"), 1);
+  EXPECT_EQ(provider.Value(kAddsMetric, "q"), 2);
+  clock.Advance(std::chrono::seconds(5));
+  q.Done("a");
+  ASSERT_EQ(q.Get(), "a");
+  EXPECT_EQ(provider.Value(kDepthMetric, "q"), 0);
+  // Queue latency runs from the re-add, not from the first add.
+  EXPECT_THAT(provider.Observations(kQueueDurationMetric, "q"), ElementsAre(0.0, 5.0));
+}
+
+TEST(Queue, UnfinishedWorkIsPublishedPeriodicallyOnTheClock) {
+  FakeClock clock;
+  FakeMetricsProvider provider;
+  Queue<std::string> q({.name = "q", .metrics_provider = &provider}, clock);  // 500 ms period
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  ASSERT_TRUE(clock.BlockUntilWaiters(1));  // the metrics thread sleeps on the clock
+  clock.Advance(std::chrono::milliseconds(500));
+  EXPECT_TRUE(provider.AwaitValue(kLongestRunningProcessorMetric, "q", 0.5));
+  EXPECT_TRUE(provider.AwaitValue(kUnfinishedWorkMetric, "q", 0.5));
+}
+
+TEST(Queue, NoMetricsProviderMeansNoMetricsThread) {
+  FakeClock clock;
+  Queue<std::string> q({}, clock);
+  q.Add("a");
+  EXPECT_EQ(clock.Waiters(), 0u);
+}
+
+}  // namespace
+}  // namespace kube::workqueue

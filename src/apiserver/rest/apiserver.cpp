@@ -1,0 +1,185 @@
+// ApiServer: storage + registry + REST + discovery + HTTP(S), and the objects a fresh cluster has.
+
+#include <kube/apiserver/apiserver.hpp>
+
+#include <filesystem>
+#include <system_error>
+
+#include <boost/json.hpp>
+
+#include <kube/apiserver/discovery.hpp>
+#include <kube/core/status.hpp>
+#include <kube/core/time.hpp>
+
+#include "apiserver/rest/codec.hpp"
+#include "apiserver/rest/write_util.hpp"
+
+namespace kube::apiserver {
+namespace json = boost::json;
+namespace {
+
+// Creates `obj` at `key` unless something is there already.
+Result<void> CreateIfMissing(Storage& storage, const std::string& key, json::object obj) {
+  auto existing = storage.Get(key);
+  if (existing.ok()) return Ok();
+  if (!IsNotFound(existing.error())) return std::move(existing).error();
+  rest::NormalizeMemberOrder(obj);
+  const rest::StampedJson stamped(std::move(obj));
+  auto rev = storage.Create(key, [&](Revision rv) -> Result<std::string> { return stamped.At(rv); });
+  if (!rev.ok() && !IsAlreadyExists(rev.error())) return std::move(rev).error();
+  return Ok();
+}
+
+json::object SystemMetadata(std::string_view name, std::string_view ns, Clock& clock) {
+  json::object meta{{"name", name}, {"uid", rest::NewUid()}, {"creationTimestamp", FormatTime(clock.WallNow())}};
+  if (!ns.empty()) meta["namespace"] = ns;
+  return meta;
+}
+
+std::string UrlHost(const std::string& address) {
+  if (address.empty() || address == "0.0.0.0") return "127.0.0.1";
+  if (address == "::") return "[::1]";
+  if (address.find(':') != std::string::npos) return "[" + address + "]";
+  return address;
+}
+
+}  // namespace
+
+Result<void> EnsureSystemObjects(Storage& storage, Registry& registry, Clock& clock) {
+  const ResourcePtr namespaces = registry.Find("", "v1", "namespaces");
+  if (namespaces != nullptr) {
+    for (std::string_view name : {"default", "kube-system", "kube-public"}) {
+      json::object meta = SystemMetadata(name, "", clock);
+      meta["labels"] = json::object{{"kubernetes.io/metadata.name", name}};
+      json::object ns{{"kind", "Namespace"},
+                      {"apiVersion", "v1"},
+                      {"metadata", std::move(meta)},
+                      {"spec", json::object{{"finalizers", json::array{"kubernetes"}}}},
+                      {"status", json::object{{"phase", "Active"}}}};
+      KUBE_RETURN_IF_ERROR(CreateIfMissing(storage, namespaces->StorageKey("", name), std::move(ns)));
+    }
+  }
+  const ResourcePtr services = registry.Find("", "v1", "services");
+  if (services != nullptr) {
+    json::object meta = SystemMetadata("kubernetes", "default", clock);
+    meta["labels"] = json::object{{"component", "apiserver"}, {"provider", "kubernetes"}};
+    json::object port{{"name", "https"}, {"protocol", "TCP"}, {"port", 443}, {"targetPort", 6443}};
+    json::object spec{{"ports", json::array{std::move(port)}},
+                      {"clusterIP", "10.96.0.1"},
+                      {"clusterIPs", json::array{"10.96.0.1"}},
+                      {"type", "ClusterIP"},
+                      {"sessionAffinity", "None"},
+                      {"ipFamilies", json::array{"IPv4"}},
+                      {"ipFamilyPolicy", "SingleStack"},
+                      {"internalTrafficPolicy", "Cluster"}};
+    json::object svc{{"kind", "Service"},
+                     {"apiVersion", "v1"},
+                     {"metadata", std::move(meta)},
+                     {"spec", std::move(spec)},
+                     {"status", json::object{{"loadBalancer", json::object()}}}};
+    KUBE_RETURN_IF_ERROR(CreateIfMissing(storage, services->StorageKey("default", "kubernetes"), std::move(svc)));
+  }
+  return Ok();
+}
+
+struct ApiServer::Impl {
+  ApiServerOptions options;
+  Clock* clock = nullptr;
+  std::unique_ptr<Storage> storage;
+  std::unique_ptr<Registry> registry;
+  std::string token;
+  std::string kubeconfig;
+  std::string url;
+  uint16_t port = 0;
+  std::unique_ptr<HttpServer> server;  // last: stopped and destroyed before what it serves
+};
+
+ApiServer::ApiServer(PrivateTag, std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ApiServer::~ApiServer() {
+  Stop();
+  impl_->server.reset();
+}
+
+Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions options) {
+  using StorageKind = ApiServerOptions::StorageKind;
+  if (options.data_dir.empty() &&
+      (options.storage == StorageKind::kSqlite || options.tls || options.authenticate)) {
+    return NewBadRequest("a data dir is required for sqlite storage, TLS and authentication");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->clock = options.clock != nullptr ? options.clock : &RealClock::Instance();
+  if (!options.data_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.data_dir, ec);
+    if (ec) return InternalError("create data dir " + options.data_dir + ": " + ec.message());
+  }
+  StorageOptions storage_options = options.storage_options;
+  if (storage_options.clock == nullptr) storage_options.clock = impl->clock;
+  if (options.storage == StorageKind::kMemory) {
+    impl->storage = NewMemoryStorage(storage_options);
+  } else {
+    auto sqlite = NewSqliteStorage(options.data_dir + "/kubecpp.db", storage_options);
+    if (!sqlite.ok()) return std::move(sqlite).error();
+    impl->storage = std::move(*sqlite);
+  }
+  impl->registry = std::make_unique<Registry>();
+  RegisterBuiltins(*impl->registry);
+  KUBE_RETURN_IF_ERROR(EnsureSystemObjects(*impl->storage, *impl->registry, *impl->clock));
+
+  RestOptions rest = options.rest;
+  if (rest.clock == nullptr) rest.clock = storage_options.clock;
+  HttpHandler rest_handler = NewRestHandler(*impl->storage, *impl->registry, rest);
+  Registry* registry = impl->registry.get();
+  HttpHandler handler = [registry, rest_handler](const HttpRequest& req, ResponseWriter& w) {
+    if (auto discovery = ServeDiscovery(req, *registry)) {
+      w.Respond(discovery->status, discovery->content_type, discovery->body, discovery->headers);
+      return;
+    }
+    rest_handler(req, w);
+  };
+
+  HttpServerOptions http;
+  http.address = options.address;
+  http.port = options.port;
+  std::string ca_file;
+  if (options.tls) {
+    auto pki = EnsurePki(options.data_dir);
+    if (!pki.ok()) return std::move(pki).error();
+    http.tls = TlsOptions{.cert_file = pki->cert_file, .key_file = pki->key_file};
+    ca_file = pki->ca_file;
+  }
+  if (options.authenticate) {
+    auto token = EnsureToken(options.data_dir);
+    if (!token.ok()) return std::move(token).error();
+    impl->token = *token;
+    http.bearer_token = *token;
+  }
+  impl->server = NewHttpServer(http, std::move(handler));
+  KUBE_RETURN_IF_ERROR(impl->server->Start());
+  impl->port = impl->server->port();
+  impl->url = std::string(options.tls ? "https://" : "http://") + UrlHost(options.address) + ":" +
+              std::to_string(impl->port);
+  if (!options.data_dir.empty()) {
+    impl->kubeconfig = options.data_dir + "/kubeconfig";
+    if (auto written = WriteKubeconfig(impl->kubeconfig, impl->url, ca_file, impl->token); !written.ok()) {
+      impl->server->Stop();
+      return std::move(written).error();
+    }
+  }
+  impl->options = std::move(options);
+  return std::make_unique<ApiServer>(PrivateTag{}, std::move(impl));
+}
+
+uint16_t ApiServer::port() const { return impl_->port; }
+std::string ApiServer::url() const { return impl_->url; }
+std::string ApiServer::kubeconfig_path() const { return impl_->kubeconfig; }
+std::string ApiServer::token() const { return impl_->token; }
+Storage& ApiServer::storage() { return *impl_->storage; }
+Registry& ApiServer::registry() { return *impl_->registry; }
+
+void ApiServer::Stop() {
+  if (impl_ != nullptr && impl_->server != nullptr) impl_->server->Stop();
+}
+
+}  // namespace kube::apiserver

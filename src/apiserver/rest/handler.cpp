@@ -1,0 +1,127 @@
+// Routing of REST requests: path -> resource, scope and subresource checks, verb dispatch.
+
+#include <algorithm>
+#include <memory>
+
+#include <kube/apiserver/apiserver.hpp>
+#include <kube/core/field_selector.hpp>
+#include <kube/core/status.hpp>
+
+#include "apiserver/rest/context.hpp"
+#include "apiserver/rest/ops.hpp"
+
+namespace kube::apiserver {
+namespace rest {
+namespace {
+
+bool HasVerb(const ResourceInfo& info, std::string_view verb) {
+  return std::find(info.verbs.begin(), info.verbs.end(), verb) != info.verbs.end();
+}
+
+std::optional<Subresource> ParseSubresource(const ResourceInfo& info, std::string_view sub) {
+  if (sub.empty()) return Subresource::kNone;
+  if (sub == "status" && info.has_status) return Subresource::kStatus;
+  if (sub == "scale" && info.has_scale) return Subresource::kScale;
+  if (sub == "finalize" && KindOf(info) == BuiltinKind::kNamespace) return Subresource::kFinalize;
+  return std::nullopt;
+}
+
+class Handler final {
+ public:
+  Handler(Storage& storage, Registry& registry, RestOptions options)
+      : env_{storage, registry, options,
+             options.clock != nullptr ? *options.clock : RealClock::Instance()} {}
+
+  void Serve(const HttpRequest& req, ResponseWriter& w) const {
+    auto path = ParseRequestPath(req.path);
+    if (!path) return RespondNotFoundPage(w);
+    ResourcePtr info = env_.registry.Find(path->group, path->version, path->resource);
+    if (info == nullptr) return RespondNotFoundPage(w);
+    if (!info->namespaced && path->has_namespace) return RespondNotFoundPage(w);
+    if (info->namespaced && !path->has_namespace && !path->name.empty()) return RespondNotFoundPage(w);
+    auto sub = ParseSubresource(*info, path->subresource);
+    if (!sub) return RespondNotFoundPage(w);
+    if (path->legacy_watch && (req.method != "GET" || *sub != Subresource::kNone)) {
+      return RespondNotFoundPage(w);
+    }
+    Request r{req, w, std::move(*path), std::move(info), *sub};
+    Dispatch(r);
+  }
+
+ private:
+  void NotAllowed(Request& r, std::string_view action) const {
+    RespondError(r.w, NewMethodNotSupported(r.Gr(), action));
+  }
+
+  void Dispatch(Request& r) const {
+    const ResourceInfo& info = *r.info;
+    const std::string& method = r.http.method;
+    const bool collection = r.path.IsCollection();
+    // A namespaced collection without a namespace is the all-namespaces view: list and watch only.
+    const bool all_namespaces = info.namespaced && !r.path.has_namespace;
+    if (method == "GET") {
+      if (!collection && !r.path.legacy_watch) {
+        if (!HasVerb(info, "get")) return NotAllowed(r, "get");
+        return HandleGet(env_, r);
+      }
+      auto opts = ListOptions::FromQuery(r.http.query);
+      if (!opts.ok()) return RespondError(r.w, opts.error());
+      if (r.path.legacy_watch) {
+        opts->watch = true;
+        if (!collection) {
+          // `/watch/.../<name>` watches one object: a metadata.name field selector.
+          auto fields = FieldSelector::Parse(opts->field_selector);
+          if (!fields.ok()) return RespondError(r.w, NewBadRequest(fields.error().message));
+          if (auto named = fields->RequiresExactMatch("metadata.name"); named && *named != r.path.name) {
+            return RespondError(r.w, NewBadRequest("fieldSelector metadata.name doesn't match requested name"));
+          }
+          const std::string term = "metadata.name=" + EscapeFieldValue(r.path.name);
+          opts->field_selector = opts->field_selector.empty() ? term : opts->field_selector + "," + term;
+          r.path.name.clear();
+        }
+      }
+      if (opts->watch) {
+        if (!HasVerb(info, "watch")) return NotAllowed(r, "watch");
+        return HandleWatch(env_, r, *opts);
+      }
+      if (!HasVerb(info, "list")) return NotAllowed(r, "list");
+      return HandleList(env_, r, *opts);
+    }
+    if (method == "POST") {
+      if (!collection || all_namespaces || !HasVerb(info, "create")) return NotAllowed(r, "create");
+      return HandleCreate(env_, r);
+    }
+    if (method == "PUT") {
+      if (collection || !HasVerb(info, "update")) return NotAllowed(r, "update");
+      return HandleUpdate(env_, r);
+    }
+    if (method == "PATCH") {
+      if (collection || r.sub == Subresource::kFinalize || !HasVerb(info, "patch")) {
+        return NotAllowed(r, "patch");
+      }
+      return HandlePatch(env_, r);
+    }
+    if (method == "DELETE") {
+      if (r.sub != Subresource::kNone) return NotAllowed(r, "delete");
+      if (collection) {
+        if (all_namespaces || !HasVerb(info, "deletecollection")) return NotAllowed(r, "deletecollection");
+        return HandleDeleteCollection(env_, r);
+      }
+      if (!HasVerb(info, "delete")) return NotAllowed(r, "delete");
+      return HandleDelete(env_, r);
+    }
+    NotAllowed(r, method);
+  }
+
+  Env env_;
+};
+
+}  // namespace
+}  // namespace rest
+
+HttpHandler NewRestHandler(Storage& storage, Registry& registry, RestOptions options) {
+  auto handler = std::make_shared<const rest::Handler>(storage, registry, options);
+  return [handler](const HttpRequest& req, ResponseWriter& w) { handler->Serve(req, w); };
+}
+
+}  // namespace kube::apiserver

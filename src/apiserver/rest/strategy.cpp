@@ -1,0 +1,336 @@
+#include "apiserver/rest/strategy.hpp"
+
+#include <random>
+
+#include <boost/json.hpp>
+
+#include <kube/core/json_pointer.hpp>
+#include <kube/core/label_selector.hpp>
+
+#include "apiserver/rest/json_util.hpp"
+
+namespace kube::apiserver::rest {
+namespace json = boost::json;
+
+BuiltinKind KindOf(const ResourceInfo& info) {
+  const auto& g = info.group;
+  const auto& r = info.resource;
+  if (g.empty()) {
+    if (r == "namespaces") return BuiltinKind::kNamespace;
+    if (r == "configmaps") return BuiltinKind::kConfigMap;
+    if (r == "secrets") return BuiltinKind::kSecret;
+    if (r == "events") return BuiltinKind::kEvent;
+    if (r == "pods") return BuiltinKind::kPod;
+    if (r == "services") return BuiltinKind::kService;
+    if (r == "serviceaccounts") return BuiltinKind::kServiceAccount;
+    if (r == "nodes") return BuiltinKind::kNode;
+  } else if (g == "apps") {
+    if (r == "deployments") return BuiltinKind::kDeployment;
+    if (r == "replicasets") return BuiltinKind::kReplicaSet;
+  } else if (g == "coordination.k8s.io" && r == "leases") {
+    return BuiltinKind::kLease;
+  } else if (g == "events.k8s.io" && r == "events") {
+    return BuiltinKind::kEventV1;
+  }
+  return BuiltinKind::kGeneric;
+}
+
+NameRule NameRuleFor(const ResourceInfo& info) {
+  switch (KindOf(info)) {
+    case BuiltinKind::kNamespace:
+      return NameRule::kDnsLabel;
+    case BuiltinKind::kService:
+      return NameRule::kDns1035Label;
+    case BuiltinKind::kEvent:
+      return NameRule::kPathSegment;
+    case BuiltinKind::kGeneric:
+    case BuiltinKind::kConfigMap:
+    case BuiltinKind::kSecret:
+    case BuiltinKind::kEventV1:
+    case BuiltinKind::kPod:
+    case BuiltinKind::kServiceAccount:
+    case BuiltinKind::kNode:
+    case BuiltinKind::kDeployment:
+    case BuiltinKind::kReplicaSet:
+    case BuiltinKind::kLease:
+      return NameRule::kDnsSubdomain;
+  }
+  return NameRule::kDnsSubdomain;
+}
+
+bool ReturnsDeletedObject(const ResourceInfo& info) {
+  switch (KindOf(info)) {
+    case BuiltinKind::kNamespace:
+    case BuiltinKind::kPod:
+    case BuiltinKind::kService:
+    case BuiltinKind::kServiceAccount:
+      return true;
+    case BuiltinKind::kGeneric:
+    case BuiltinKind::kConfigMap:
+    case BuiltinKind::kSecret:
+    case BuiltinKind::kEvent:
+    case BuiltinKind::kEventV1:
+    case BuiltinKind::kNode:
+    case BuiltinKind::kDeployment:
+    case BuiltinKind::kReplicaSet:
+    case BuiltinKind::kLease:
+      return false;
+  }
+  return false;
+}
+
+std::string FieldValueString(std::string_view field, const json::value* value) {
+  if (value == nullptr || value->is_null()) {
+    // kube's field sets hold Go zero values for absent fields.
+    if (field == "spec.hostNetwork" || field == "spec.unschedulable") return "false";
+    if (field == "status.replicas") return "0";
+    return "";
+  }
+  if (value->is_string()) return std::string(value->get_string());
+  if (value->is_bool()) return value->get_bool() ? "true" : "false";
+  if (value->is_int64()) return std::to_string(value->get_int64());
+  if (value->is_uint64()) return std::to_string(value->get_uint64());
+  return json::serialize(*value);
+}
+
+GroupKind GroupKindOf(const ResourceInfo& info) { return {info.group, info.kind}; }
+
+namespace {
+
+// The members that are not metadata (and not status when it is a subresource): the parts of an
+// object whose change bumps generation.
+bool NonMetadataEqual(const json::object& a, const json::object& b, bool skip_status) {
+  auto skip = [&](std::string_view k) {
+    return k == "metadata" || k == "kind" || k == "apiVersion" || (skip_status && k == "status");
+  };
+  for (const auto& kv : a) {
+    const std::string_view k(kv.key().data(), kv.key().size());
+    if (skip(k)) continue;
+    const auto* other = b.if_contains(k);
+    if (other == nullptr || !JsonEqual(kv.value(), *other)) return false;
+  }
+  for (const auto& kv : b) {
+    const std::string_view k(kv.key().data(), kv.key().size());
+    if (skip(k)) continue;
+    if (!a.contains(k)) return false;
+  }
+  return true;
+}
+
+bool MemberEqual(const json::object& a, const json::object& b, std::string_view key) {
+  const auto* x = a.if_contains(key);
+  const auto* y = b.if_contains(key);
+  if (x == nullptr || y == nullptr) return x == y;
+  return JsonEqual(*x, *y);
+}
+
+std::string RandomClusterIp() {
+  // 10.96.0.0/12 without the network address and 10.96.0.1 (the kubernetes Service).
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_int_distribution<uint32_t> dist(2, (1u << 20) - 2);
+  const uint32_t ip = (10u << 24) | (96u << 16) | dist(rng);
+  return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 255) + "." +
+         std::to_string((ip >> 8) & 255) + "." + std::to_string(ip & 255);
+}
+
+bool HasCpuOrMemory(const json::object* list) {
+  if (list == nullptr) return false;
+  return list->contains("cpu") || list->contains("memory");
+}
+
+// apis/core/helper/qos GetPodQOS, simplified to cpu and memory of regular and init containers.
+std::string PodQosClass(const json::object& spec) {
+  bool any = false;
+  bool guaranteed = true;
+  for (std::string_view key : {"containers", "initContainers"}) {
+    const auto* arr = spec.if_contains(key);
+    if (arr == nullptr || !arr->is_array()) continue;
+    for (const auto& c : arr->get_array()) {
+      if (!c.is_object()) continue;
+      const auto* res = ObjectAt(c.get_object(), "resources");
+      const json::object* requests = res != nullptr ? ObjectAt(*res, "requests") : nullptr;
+      const json::object* limits = res != nullptr ? ObjectAt(*res, "limits") : nullptr;
+      if (HasCpuOrMemory(requests) || HasCpuOrMemory(limits)) any = true;
+      for (std::string_view r : {"cpu", "memory"}) {
+        const json::value* lim = limits != nullptr ? limits->if_contains(r) : nullptr;
+        const json::value* req = requests != nullptr ? requests->if_contains(r) : nullptr;
+        if (lim == nullptr) {
+          guaranteed = false;
+        } else if (req != nullptr && !JsonEqual(*req, *lim)) {
+          guaranteed = false;
+        }
+      }
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+}  // namespace
+
+void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
+  const BuiltinKind kind = KindOf(info);
+  if (info.has_status && kind != BuiltinKind::kNamespace && kind != BuiltinKind::kNode) {
+    obj.erase("status");
+  }
+  if (info.tracks_generation) EnsureObject(obj, "metadata")["generation"] = 1;
+  switch (kind) {
+    case BuiltinKind::kNamespace: {
+      auto& spec = EnsureObject(obj, "spec");
+      auto* finalizers = spec.if_contains("finalizers");
+      if (finalizers == nullptr || !finalizers->is_array()) {
+        spec["finalizers"] = json::array{"kubernetes"};
+      } else {
+        bool has = false;
+        for (const auto& f : finalizers->get_array()) has = has || (f.is_string() && f.get_string() == "kubernetes");
+        if (!has) finalizers->get_array().emplace_back("kubernetes");
+      }
+      auto& status = EnsureObject(obj, "status");
+      status["phase"] = "Active";
+      break;
+    }
+    case BuiltinKind::kPod: {
+      json::object status;
+      status["phase"] = "Pending";
+      const auto* spec = ObjectAt(obj, "spec");
+      status["qosClass"] = PodQosClass(spec != nullptr ? *spec : json::object());
+      obj["status"] = std::move(status);
+      break;
+    }
+    case BuiltinKind::kService: {
+      auto& spec = EnsureObject(obj, "spec");
+      const auto type = StringAt(spec, "type");
+      if (type != "ExternalName") {
+        auto* ip = spec.if_contains("clusterIP");
+        if (ip == nullptr || !ip->is_string() || ip->get_string().empty()) {
+          spec["clusterIP"] = RandomClusterIp();
+        }
+        const auto cluster_ip = std::string(StringAt(spec, "clusterIP"));
+        SetDefault(spec, "clusterIPs", json::array{json::value(cluster_ip)});
+        SetDefault(spec, "ipFamilies", json::array{"IPv4"});
+        SetDefault(spec, "ipFamilyPolicy", "SingleStack");
+      }
+      obj["status"] = json::object{{"loadBalancer", json::object()}};
+      break;
+    }
+    case BuiltinKind::kGeneric:
+    case BuiltinKind::kConfigMap:
+    case BuiltinKind::kSecret:
+    case BuiltinKind::kEvent:
+    case BuiltinKind::kEventV1:
+    case BuiltinKind::kServiceAccount:
+    case BuiltinKind::kNode:
+    case BuiltinKind::kDeployment:
+    case BuiltinKind::kReplicaSet:
+    case BuiltinKind::kLease:
+      break;
+  }
+}
+
+void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& obj,
+                      const json::object& old) {
+  const BuiltinKind kind = KindOf(info);
+  switch (sub) {
+    case Subresource::kNone:
+    case Subresource::kScale:
+      if (info.has_status) CopyMember(obj, old, "status");
+      if (kind == BuiltinKind::kNamespace) {
+        // Only /finalize changes spec.finalizers.
+        const auto* old_spec = ObjectAt(old, "spec");
+        auto& spec = EnsureObject(obj, "spec");
+        if (old_spec != nullptr) {
+          CopyMember(spec, *old_spec, "finalizers");
+        } else {
+          spec.erase("finalizers");
+        }
+      }
+      break;
+    case Subresource::kStatus: {
+      json::object merged = old;
+      CopyMember(merged, obj, "metadata");
+      CopyMember(merged, obj, "status");
+      if (kind == BuiltinKind::kDeployment || kind == BuiltinKind::kReplicaSet ||
+          kind == BuiltinKind::kGeneric) {
+        const auto& old_meta = MetadataOf(old);
+        auto& meta = EnsureObject(merged, "metadata");
+        if (kind == BuiltinKind::kGeneric) {
+          // Custom resources take nothing but status through /status.
+          merged["metadata"] = old_meta;
+        } else {
+          CopyMember(meta, old_meta, "labels");
+        }
+      }
+      obj = std::move(merged);
+      break;
+    }
+    case Subresource::kFinalize: {
+      json::object merged = old;
+      CopyMember(merged, obj, "metadata");
+      const auto* new_spec = ObjectAt(obj, "spec");
+      auto& spec = EnsureObject(merged, "spec");
+      if (new_spec != nullptr) {
+        CopyMember(spec, *new_spec, "finalizers");
+      } else {
+        spec.erase("finalizers");
+      }
+      obj = std::move(merged);
+      break;
+    }
+  }
+
+  // Clients cannot set generation; it starts from the old value.
+  auto& meta = EnsureObject(obj, "metadata");
+  const auto& old_meta = MetadataOf(old);
+  CopyMember(meta, old_meta, "generation");
+  if (info.tracks_generation && (sub == Subresource::kNone || sub == Subresource::kScale)) {
+    bool changed = !NonMetadataEqual(obj, old, info.has_status);
+    if (kind == BuiltinKind::kDeployment) changed = changed || !MemberEqual(meta, old_meta, "annotations");
+    if (changed) {
+      const auto* g = old_meta.if_contains("generation");
+      const int64_t gen = g != nullptr && g->is_int64() ? g->get_int64() : 0;
+      meta["generation"] = gen + 1;
+    }
+  }
+}
+
+Result<json::object> ScaleFromObject(const ResourceInfo& info, const json::object& obj) {
+  const auto& meta = MetadataOf(obj);
+  json::object scale_meta;
+  for (std::string_view key : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
+    if (const auto* v = meta.if_contains(key)) scale_meta[key] = *v;
+  }
+  json::value doc = obj;
+  auto read_int = [&](const std::string& pointer) -> int64_t {
+    auto p = JsonPointer::Parse(pointer);
+    if (!p.ok()) return 0;
+    const auto* v = Find(doc, *p);
+    return v != nullptr && v->is_int64() ? v->get_int64() : 0;
+  };
+  std::string selector;
+  if (!info.scale_label_selector_path.empty()) {
+    auto p = JsonPointer::Parse(info.scale_label_selector_path);
+    const json::value* v = p.ok() ? Find(doc, *p) : nullptr;
+    if (v != nullptr && v->is_string()) {
+      selector = std::string(v->get_string());
+    } else if (v != nullptr && v->is_object()) {
+      auto sel = LabelSelector::FromLabelSelectorJson(*v);
+      if (!sel.ok()) return NewBadRequest(sel.error().message);
+      selector = sel->String();
+    }
+  }
+  json::object status;
+  status["replicas"] = read_int(info.scale_status_replicas_path);
+  if (!selector.empty()) status["selector"] = selector;
+  json::object spec;
+  // autoscaling/v1 ScaleSpec.replicas is omitempty; ScaleStatus.replicas is not.
+  if (const int64_t replicas = read_int(info.scale_spec_replicas_path); replicas != 0) {
+    spec["replicas"] = replicas;
+  }
+  return json::object{{"kind", "Scale"},
+                      {"apiVersion", "autoscaling/v1"},
+                      {"metadata", std::move(scale_meta)},
+                      {"spec", std::move(spec)},
+                      {"status", std::move(status)}};
+}
+
+}  // namespace kube::apiserver::rest

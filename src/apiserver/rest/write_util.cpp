@@ -1,0 +1,388 @@
+#include "apiserver/rest/write_util.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <random>
+
+#include <boost/json.hpp>
+
+#include <kube/core/json.hpp>
+#include <kube/core/json_pointer.hpp>
+#include <kube/core/object.hpp>
+#include <kube/core/status.hpp>
+#include <kube/core/time.hpp>
+
+#include "apiserver/rest/codec.hpp"
+#include "apiserver/rest/json_util.hpp"
+
+namespace kube::apiserver::rest {
+namespace json = boost::json;
+namespace {
+
+constexpr int kMaxUpdateAttempts = 64;
+constexpr int kGenerateNameAttempts = 8;
+
+std::mt19937_64& Rng() {
+  thread_local std::mt19937_64 rng{std::random_device{}() ^ (uint64_t{std::random_device{}()} << 32)};
+  return rng;
+}
+
+// The Go package of a group's internal types, for decode error messages.
+std::string InternalPackage(const ResourceInfo& info) {
+  if (info.group.empty() || info.group == "events.k8s.io") return "core";
+  return info.group.substr(0, info.group.find('.'));
+}
+
+std::string DataVersion(std::string_view api_version) {
+  const auto slash = api_version.rfind('/');
+  return std::string(slash == std::string_view::npos ? api_version : api_version.substr(slash + 1));
+}
+
+// True when `a` and `b` are equal except for metadata.resourceVersion.
+bool EqualIgnoringResourceVersion(const json::object& a, const json::object& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& kv : a) {
+    const auto* other = b.if_contains(kv.key());
+    if (other == nullptr) return false;
+    if (kv.key() != "metadata" || !kv.value().is_object() || !other->is_object()) {
+      if (!JsonEqual(kv.value(), *other)) return false;
+      continue;
+    }
+    const auto& ma = kv.value().get_object();
+    const auto& mb = other->get_object();
+    std::size_t na = 0;
+    for (const auto& m : ma) {
+      if (m.key() == "resourceVersion") continue;
+      ++na;
+      const auto* o = mb.if_contains(m.key());
+      if (o == nullptr || !JsonEqual(m.value(), *o)) return false;
+    }
+    const std::size_t nb = mb.size() - (mb.contains("resourceVersion") ? 1 : 0);
+    if (na != nb) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> StringList(const json::object& meta, std::string_view key) {
+  std::vector<std::string> out;
+  const auto* v = meta.if_contains(key);
+  if (v == nullptr || !v->is_array()) return out;
+  for (const auto& e : v->get_array()) {
+    if (e.is_string()) out.emplace_back(e.get_string());
+  }
+  return out;
+}
+
+// BeforeUpdate: system metadata the client cannot change.
+void CopySystemMetadata(json::object& obj, const json::object& old) {
+  auto& meta = EnsureObject(obj, "metadata");
+  const auto& old_meta = MetadataOf(old);
+  if (StringAt(meta, "uid").empty()) CopyMember(meta, old_meta, "uid");
+  if (old_meta.contains("creationTimestamp")) CopyMember(meta, old_meta, "creationTimestamp");
+  CopyMember(meta, old_meta, "deletionTimestamp");
+  CopyMember(meta, old_meta, "deletionGracePeriodSeconds");
+}
+
+// kube's ShouldDeleteDuringUpdate: the update removed the last finalizer of an object whose
+// deletion was requested with no grace period; namespaces also need an empty spec.finalizers
+// (ShouldDeleteNamespaceDuringUpdate).
+bool ShouldDeleteDuringUpdate(const ResourceInfo& info, const json::object& obj, const json::object& old) {
+  const auto& old_meta = MetadataOf(old);
+  if (!old_meta.contains("deletionTimestamp")) return false;
+  if (!StringList(MetadataOf(obj), "finalizers").empty()) return false;
+  if (const auto* grace = old_meta.if_contains("deletionGracePeriodSeconds");
+      grace != nullptr && !(grace->is_int64() && grace->get_int64() == 0)) {
+    return false;
+  }
+  if (KindOf(info) == BuiltinKind::kNamespace) {
+    const auto* spec = ObjectAt(obj, "spec");
+    const auto* finalizers = spec != nullptr ? spec->if_contains("finalizers") : nullptr;
+    if (finalizers != nullptr && finalizers->is_array() && !finalizers->get_array().empty()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string NewUid() {
+  auto& rng = Rng();
+  const uint64_t hi = (rng() & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
+  const uint64_t lo = (rng() & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(36);
+  auto put = [&](uint64_t v, int nibbles) {
+    for (int i = nibbles - 1; i >= 0; --i) s.push_back(kHex[(v >> (i * 4)) & 15]);
+  };
+  put(hi >> 32, 8);
+  s.push_back('-');
+  put((hi >> 16) & 0xffff, 4);
+  s.push_back('-');
+  put(hi & 0xffff, 4);
+  s.push_back('-');
+  put(lo >> 48, 4);
+  s.push_back('-');
+  put(lo & 0xffffffffffffULL, 12);
+  return s;
+}
+
+std::string GenerateName(std::string_view base) {
+  constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  std::string name(base.substr(0, 58));
+  std::uniform_int_distribution<std::size_t> dist(0, kAlphabet.size() - 1);
+  for (int i = 0; i < 5; ++i) name.push_back(kAlphabet[dist(Rng())]);
+  return name;
+}
+
+Result<json::object> DecodeBody(const Request& r, std::string_view body,
+                                std::string_view expected_api_version, std::string_view expected_kind) {
+  std::string media(r.http.Header("content-type").value_or(""));
+  media = media.substr(0, media.find(';'));
+  while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
+  while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.erase(0, 1);
+  for (auto& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!media.empty() && media != "application/json" && media != "*/*") {
+    return NewUnsupportedMediaType({"application/json"});
+  }
+  auto parsed = ParseJson(body);
+  if (!parsed.ok()) {
+    return NewBadRequest("the object provided is unrecognized (must be of type " +
+                         std::string(expected_kind) + "): " + parsed.error().message);
+  }
+  return DecodeObject(r, std::move(*parsed), expected_api_version, expected_kind);
+}
+
+Result<json::object> DecodeObject(const Request& r, json::value value,
+                                  std::string_view expected_api_version, std::string_view expected_kind) {
+  const ResourceInfo& info = *r.info;
+  if (!value.is_object()) {
+    return NewBadRequest("the object provided is unrecognized (must be of type " +
+                         std::string(expected_kind) + "): expected a JSON object, found " +
+                         std::string(JsonTypeName(value)));
+  }
+  json::object obj = std::move(value.get_object());
+  const auto kind = StringAt(obj, "kind");
+  const auto api_version = StringAt(obj, "apiVersion");
+  if (!kind.empty() && kind != expected_kind) {
+    const std::string version = api_version.empty() ? info.version : DataVersion(api_version);
+    return NewBadRequest(std::string(kind) + " in version " + QuoteJson(version) +
+                         " cannot be handled as a " + std::string(expected_kind) + ": converting (" +
+                         version + "." + std::string(kind) + ") to (" + InternalPackage(info) + "." +
+                         std::string(expected_kind) + "): unknown conversion");
+  }
+  if (!api_version.empty() && api_version != expected_api_version) {
+    return NewBadRequest("the API version in the data (" + std::string(api_version) +
+                         ") does not match the expected API version (" +
+                         std::string(expected_api_version) + ")");
+  }
+  // Defaults from the URL, as kube's decoder does for a body without type information.
+  obj["kind"] = expected_kind;
+  obj["apiVersion"] = expected_api_version;
+  // Metadata types are checked by the Object parser (labels must be a string map, ...).
+  if (auto checked = Object::FromJson(obj); !checked.ok()) {
+    return NewBadRequest(std::string(expected_kind) + " in version " + QuoteJson(info.version) +
+                         " cannot be handled as a " + std::string(expected_kind) + ": " +
+                         checked.error().message);
+  }
+  ViewToStored(info, obj);
+  KUBE_RETURN_IF_ERROR(DecodeAndDefault(info, obj));
+  return obj;
+}
+
+Result<void> AdmitNamespace(const Env& env, const Request& r, bool creating, std::string_view name) {
+  if (!r.info->namespaced) return Ok();
+  const std::string& ns = r.Namespace();
+  const ResourcePtr namespaces = env.registry.Find("", "v1", "namespaces");
+  const std::string key =
+      namespaces != nullptr ? namespaces->StorageKey("", ns) : "/registry/core/namespaces/" + ns;
+  auto kv = env.storage.Get(key);
+  if (!kv.ok()) {
+    if (IsNotFound(kv.error())) return NewNotFound({"", "namespaces"}, ns);
+    return std::move(kv).error();
+  }
+  if (!creating) return Ok();
+  auto obj = ParseStored(*kv->value);
+  if (!obj.ok()) return std::move(obj).error();
+  const auto* status = ObjectAt(*obj, "status");
+  if (status != nullptr && StringAt(*status, "phase") == "Terminating") {
+    Error e = NewForbidden(r.Gr(), name,
+                           "unable to create new content in namespace " + ns + " because it is being terminated");
+    if (e.details) {
+      e.details->causes.push_back(
+          {"NamespaceTerminating", "namespace " + ns + " is being terminated", "metadata.namespace"});
+    }
+    return e;
+  }
+  return Ok();
+}
+
+Result<bool> ValidateWriteOptions(const std::vector<std::string>& dry_run,
+                                  std::string_view field_validation, std::string_view options_kind) {
+  std::vector<FieldError> errs;
+  for (const auto& v : dry_run) {
+    if (v != kDryRunAll) errs.push_back(FieldError::NotSupported("dryRun", QuoteJson(v), {"All"}));
+  }
+  if (field_validation != "" && field_validation != "Ignore" && field_validation != "Warn" &&
+      field_validation != "Strict") {
+    errs.push_back(FieldError::NotSupported("fieldValidation", QuoteJson(field_validation),
+                                            {"", "Ignore", "Warn", "Strict"}));
+  }
+  if (!errs.empty()) return NewInvalid({"meta.k8s.io", std::string(options_kind)}, "", errs);
+  return !dry_run.empty();
+}
+
+Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object obj, bool dry_run,
+                                 bool via_events_v1) {
+  const ResourceInfo& info = *r.info;
+  {
+    auto& meta = EnsureObject(obj, "metadata");
+    meta.erase("deletionTimestamp");
+    meta.erase("deletionGracePeriodSeconds");
+  }
+  PrepareForCreate(info, obj);
+  {
+    auto& meta = EnsureObject(obj, "metadata");
+    meta["uid"] = NewUid();
+    meta["creationTimestamp"] = FormatTime(env.clock.WallNow());
+  }
+  const std::string generate_base(StringAt(MetadataOf(obj), "generateName"));
+  const bool generate = StringAt(MetadataOf(obj), "name").empty() && !generate_base.empty();
+  std::string name;
+  for (int attempt = 0; attempt < kGenerateNameAttempts; ++attempt) {
+    auto& meta = EnsureObject(obj, "metadata");
+    if (generate) meta["name"] = GenerateName(generate_base);
+    name = std::string(StringAt(meta, "name"));
+    if (auto errs = ValidateCreate(info, obj, via_events_v1); !errs.empty()) {
+      return NewInvalid(GroupKindOf(info), name, errs);
+    }
+    if (!StringAt(meta, "resourceVersion").empty()) {
+      // kube's storage rejects it with a plain (non-Status) error, which becomes a 500.
+      return MakeError(500, "", "resourceVersion should not be set on objects to be created");
+    }
+    NormalizeMemberOrder(obj);
+    const std::string key = info.StorageKey(StringAt(MetadataOf(obj), "namespace"), name);
+    if (dry_run) {
+      auto existing = env.storage.Get(key);
+      if (existing.ok()) {
+        if (generate) continue;
+        return NewAlreadyExists(r.Gr(), name);
+      }
+      if (!IsNotFound(existing.error())) return std::move(existing).error();
+      json::object copy = obj;
+      EnsureObject(copy, "metadata").erase("resourceVersion");
+      return WriteResult{json::serialize(copy), 0, true, false};
+    }
+    const StampedJson stamped(obj);
+    auto rev = env.storage.Create(key, [&](Revision rv) -> Result<std::string> { return stamped.At(rv); });
+    if (rev.ok()) return WriteResult{stamped.At(*rev), *rev, true, false};
+    if (IsAlreadyExists(rev.error()) && generate) continue;
+    return MapStorageError(rev.error(), r.Gr(), name);
+  }
+  return NewGenerateNameConflict(r.Gr(), name, 1);
+}
+
+Result<void> CheckUpdateResourceVersion(const Request& r, const json::object& obj, Revision current_rv) {
+  const auto rv = StringAt(MetadataOf(obj), "resourceVersion");
+  if (rv.empty()) {
+    if (r.info->allow_unconditional_update) return Ok();
+    return NewInvalid(GroupKind{r.info->group, r.info->resource}, r.path.name,
+                      {FieldError::Invalid("metadata.resourceVersion", "0x0", "must be specified for an update")});
+  }
+  const auto parsed = ParseRevision(rv);
+  if (!parsed) {
+    return NewBadRequest("metadata.resourceVersion: Invalid value: " + QuoteJson(rv) +
+                         ": strconv.ParseUint: parsing " + QuoteJson(rv) + ": invalid syntax");
+  }
+  if (*parsed != current_rv) return NewConflict(r.Gr(), r.path.name, kOptimisticLockErrorMsg);
+  return Ok();
+}
+
+Result<void> CheckNameAndNamespace(const Request& r, const json::object& obj) {
+  const auto& meta = MetadataOf(obj);
+  const auto name = StringAt(meta, "name");
+  if (name != r.path.name) {
+    return NewBadRequest("the name of the object (" + std::string(name) +
+                         ") does not match the name on the URL (" + r.path.name + ")");
+  }
+  const auto ns = StringAt(meta, "namespace");
+  if (r.info->namespaced && !ns.empty() && ns != r.Namespace()) {
+    return NewBadRequest("the namespace of the object (" + std::string(ns) +
+                         ") does not match the namespace on the URL (" + r.Namespace() + ")");
+  }
+  return Ok();
+}
+
+Result<WriteResult> DeleteStored(const Env& env, const GroupResource& gr, std::string_view name,
+                                 const KeyValue& kv, bool dry_run) {
+  if (dry_run) return WriteResult{*kv.value, kv.mod_revision, false, true};
+  auto obj = ParseStored(*kv.value);
+  if (!obj.ok()) return std::move(obj).error();
+  const StampedJson tombstone(std::move(*obj));
+  auto rev = env.storage.Delete(kv.key, kv.mod_revision,
+                                [&](Revision rv) -> Result<std::string> { return tombstone.At(rv); });
+  if (!rev.ok()) return MapStorageError(rev.error(), gr, name);
+  return WriteResult{*kv.value, *rev, false, true};
+}
+
+Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresource sub,
+                                     const UpdateFn& fn, const CreateFn& on_missing, bool dry_run) {
+  const ResourceInfo& info = *r.info;
+  const std::string key = r.Key();
+  for (int attempt = 0; attempt < kMaxUpdateAttempts; ++attempt) {
+    auto kv = env.storage.Get(key);
+    if (!kv.ok()) {
+      if (!IsNotFound(kv.error())) return std::move(kv).error();
+      auto obj = on_missing();
+      if (!obj.ok()) return std::move(obj).error();
+      auto created = CreateObject(env, r, std::move(*obj), dry_run, false);
+      if (!created.ok() && IsAlreadyExists(created.error())) continue;  // lost a race: update it
+      return created;
+    }
+    auto current = ParseStored(*kv->value);
+    if (!current.ok()) return std::move(current).error();
+    auto desired = fn(*current, kv->mod_revision);
+    if (!desired.ok()) return std::move(desired).error();
+    json::object obj = std::move(*desired);
+    PrepareForUpdate(info, sub, obj, *current);
+    CopySystemMetadata(obj, *current);
+    std::vector<FieldError> errs = ValidateUpdate(info, obj, *current);
+    const auto& old_meta = MetadataOf(*current);
+    const bool deleting = old_meta.contains("deletionTimestamp");
+    const std::vector<std::string> finalizers = StringList(MetadataOf(obj), "finalizers");
+    if (deleting) {
+      const std::vector<std::string> old_finalizers = StringList(old_meta, "finalizers");
+      std::vector<std::string> added;
+      for (const auto& f : finalizers) {
+        if (std::find(old_finalizers.begin(), old_finalizers.end(), f) == old_finalizers.end()) added.push_back(f);
+      }
+      if (!added.empty()) {
+        std::string list;
+        for (const auto& f : added) list += (list.empty() ? "" : ", ") + QuoteJson(f);
+        errs.push_back(FieldError::Forbidden(
+            "metadata.finalizers",
+            "no new finalizers can be added if the object is being deleted, found new finalizers []string{" + list + "}"));
+      }
+    }
+    if (!errs.empty()) return NewInvalid(GroupKindOf(info), r.path.name, errs);
+    NormalizeMemberOrder(obj);
+    if (EqualIgnoringResourceVersion(obj, *current)) {
+      return WriteResult{*kv->value, kv->mod_revision, false, false};
+    }
+    if (ShouldDeleteDuringUpdate(info, obj, *current)) {
+      // The last finalizer is gone: the object goes away (kube's deleteWithoutFinalizers).
+      auto deleted = DeleteStored(env, r.Gr(), r.path.name, *kv, dry_run);
+      if (!deleted.ok() && (IsConflict(deleted.error()) || IsNotFound(deleted.error()))) continue;
+      return deleted;
+    }
+    if (dry_run) return WriteResult{json::serialize(obj), kv->mod_revision, false, false};
+    const StampedJson stamped(std::move(obj));
+    auto rev = env.storage.Update(key, kv->mod_revision,
+                                  [&](Revision rv) -> Result<std::string> { return stamped.At(rv); });
+    if (rev.ok()) return WriteResult{stamped.At(*rev), *rev, false, false};
+    if (IsConflict(rev.error()) || IsNotFound(rev.error())) continue;  // re-read and re-apply
+    return MapStorageError(rev.error(), r.Gr(), r.path.name);
+  }
+  return NewConflict(r.Gr(), r.path.name, kOptimisticLockErrorMsg);
+}
+
+}  // namespace kube::apiserver::rest

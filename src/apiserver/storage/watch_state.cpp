@@ -1,0 +1,95 @@
+#include "apiserver/storage/watch_state.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace kube::apiserver::internal {
+
+WatchState::WatchState(std::string prefix, Revision start, std::size_t capacity,
+                       std::shared_ptr<const std::atomic<Revision>> delivered)
+    : prefix_(std::move(prefix)),
+      start_(start),
+      capacity_(capacity),
+      delivered_(std::move(delivered)),
+      last_pushed_(start) {
+  assert(capacity_ >= 1);
+  assert(delivered_ != nullptr);
+}
+
+bool WatchState::Push(const StorageEvent& event) {
+  MutexLock lock(mu_);
+  if (ended_) return false;
+  if (event.revision <= start_) return true;
+  if (buffer_.size() >= capacity_) {
+    ended_ = true;
+    overflowed_ = true;
+  } else {
+    buffer_.push_back(event);
+    last_pushed_ = event.revision;
+  }
+  // Only a parked consumer needs a wake-up: it re-checks the buffer before parking again.
+  if (waiting_) cv_.SignalAll();
+  return !ended_;
+}
+
+void WatchState::End() {
+  MutexLock lock(mu_);
+  ended_ = true;
+  cv_.SignalAll();
+}
+
+void WatchState::Close() {
+  MutexLock lock(mu_);
+  ended_ = true;
+  buffer_.clear();
+  cv_.SignalAll();
+}
+
+bool WatchState::Ended() const {
+  MutexLock lock(mu_);
+  return ended_;
+}
+
+std::vector<StorageEvent> WatchState::Next(Clock& clock, Clock::TimePoint deadline,
+                                           std::stop_token stop) {
+  // Registered before taking mu_: if stop is already requested the callback runs right here.
+  // Taking mu_ in the callback orders it against the check below: either Next sees the stop
+  // request before parking, or it is parked and gets the signal.
+  std::stop_callback on_stop(stop, [this] {
+    MutexLock lock(mu_);
+    cv_.SignalAll();
+  });
+  MutexLock lock(mu_);
+  while (buffer_.empty() && !ended_ && !stop.stop_requested()) {
+    waiting_ = true;
+    const bool timed_out = clock.WaitUntil(cv_, mu_, deadline);
+    waiting_ = false;
+    if (timed_out) break;
+  }
+  std::vector<StorageEvent> out;
+  out.swap(buffer_);
+  return out;
+}
+
+bool WatchState::Done() const {
+  MutexLock lock(mu_);
+  return ended_ && buffer_.empty();
+}
+
+Revision WatchState::Progress() const {
+  MutexLock lock(mu_);
+  if (!buffer_.empty()) return buffer_.front().revision - 1;
+  // An ended watch got nothing after its last event. A live one with an empty buffer has
+  // returned every event the store has delivered: the store publishes its mark only after
+  // pushing to every watcher, and we read it under mu_, after any such push.
+  if (ended_) return last_pushed_;
+  return std::max(last_pushed_, delivered_->load(std::memory_order_acquire));
+}
+
+bool WatchState::Overflowed() const {
+  MutexLock lock(mu_);
+  return overflowed_;
+}
+
+}  // namespace kube::apiserver::internal

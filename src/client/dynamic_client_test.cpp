@@ -1,0 +1,382 @@
+#include <kube/client/dynamic_client.hpp>
+#include <kube/client/fake_transport.hpp>
+#include <kube/client/typed.hpp>
+
+#include <memory>
+#include <string>
+
+#include <boost/json.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kube::client {
+namespace {
+
+using ::testing::HasSubstr;
+
+const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
+const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
+
+std::string Cm(std::string_view name, std::string_view rv = "1") {
+  return R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":")" + std::string(name) +
+         R"(","namespace":"ns","resourceVersion":")" + std::string(rv) + R"("},"data":{"k":"v"}})";
+}
+
+std::string CmList(std::vector<std::string> names, std::string_view cont = "", std::string_view rv = "100") {
+  std::string items;
+  for (const auto& n : names) items += (items.empty() ? "" : ",") + Cm(n);
+  return R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":")" + std::string(rv) + R"(")" +
+         (cont.empty() ? std::string() : R"(,"continue":")" + std::string(cont) + R"(")") + R"(},"items":[)" + items +
+         "]}";
+}
+
+constexpr char kExpiredContinue[] =
+    R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The provided continue parameter is too old","reason":"Expired","code":410})";
+
+class DynamicClientTest : public ::testing::Test {
+ protected:
+  DynamicClientTest() {
+    Config c;
+    c.host = "https://k";
+    c.qps = -1;
+    client_ = std::make_unique<DynamicClient>(RestClient::Create(c, {.clock = &clock_, .transport = transport_}).value());
+  }
+  HttpRequest Last() { return transport_->Requests().back(); }
+  std::string ContentType(const HttpRequest& r) { return std::string(FindHeader(r.headers, "Content-Type").value_or("")); }
+
+  FakeClock clock_;
+  std::shared_ptr<FakeTransport> transport_ = std::make_shared<FakeTransport>();
+  std::unique_ptr<DynamicClient> client_;
+};
+
+TEST_F(DynamicClientTest, GetEncodesOptionsAndParsesTheObject) {
+  transport_->EnqueueJson(200, Cm("a", "7"));
+  auto obj = client_->Resource(kConfigMaps, "ns").Get("a", {.resource_version = "0"});
+  ASSERT_TRUE(obj.ok()) << obj.error().message;
+  EXPECT_EQ((*obj)->Name(), "a");
+  EXPECT_EQ((*obj)->ResourceVersion(), "7");
+  EXPECT_EQ(Last().method, "GET");
+  EXPECT_EQ(Last().target, "/api/v1/namespaces/ns/configmaps/a?resourceVersion=0");
+}
+
+TEST_F(DynamicClientTest, GetOfAMissingObjectIsNotFound) {
+  transport_->EnqueueJson(
+      404, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deployments.apps \"web\" not found","reason":"NotFound","details":{"name":"web","group":"apps","kind":"deployments"},"code":404})");
+  auto obj = client_->Resource(kDeployments, "prod").Get("web");
+  ASSERT_FALSE(obj.ok());
+  EXPECT_TRUE(IsNotFound(obj.error()));
+  EXPECT_EQ(obj.error().details->name, "web");
+  EXPECT_EQ(Last().target, "/apis/apps/v1/namespaces/prod/deployments/web");
+}
+
+TEST_F(DynamicClientTest, UndecodableSuccessBodiesAreInternalErrors) {
+  transport_->Enqueue(HttpResponse{200, {{"Content-Type", "application/json"}}, "{not json"});
+  auto bad = client_->Resource(kConfigMaps, "ns").Get("a");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(IsInternalError(bad.error()));
+  EXPECT_THAT(bad.error().message, HasSubstr("unable to decode the response of GET /api/v1/namespaces/ns/configmaps/a"));
+  transport_->Enqueue(HttpResponse{200, {{"Content-Type", "application/vnd.kubernetes.protobuf"}}, "\x6b\x38"});
+  auto proto = client_->Resource(kConfigMaps, "ns").Get("a");
+  ASSERT_FALSE(proto.ok());
+  EXPECT_THAT(proto.error().message, HasSubstr("cannot be decoded"));
+}
+
+TEST_F(DynamicClientTest, ListEncodesListOptions) {
+  transport_->EnqueueJson(200, CmList({"a", "b"}));
+  auto list = client_->Resource(kConfigMaps).List(
+      {.label_selector = "app=web,tier!=db", .field_selector = "metadata.name=a", .limit = 10});
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  EXPECT_EQ(list->items.size(), 2u);
+  EXPECT_EQ(list->resource_version, "100");
+  EXPECT_EQ(Last().target,
+            "/api/v1/configmaps?fieldSelector=metadata.name%3Da&labelSelector=app%3Dweb%2Ctier%21%3Ddb&limit=10");
+}
+
+TEST_F(DynamicClientTest, PagerFollowsContinueTokensAndClearsResourceVersion) {
+  transport_->EnqueueJson(200, CmList({"a", "b"}, "tok1"));
+  transport_->EnqueueJson(200, CmList({"c", "d"}, "tok2"));
+  transport_->EnqueueJson(200, CmList({"e"}));
+  auto all = client_->Resource(kConfigMaps, "ns").ListAll({.resource_version = "0"}, 2);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  ASSERT_EQ(all->items.size(), 5u);
+  EXPECT_EQ(all->items[4]->Name(), "e");
+  EXPECT_EQ(all->resource_version, "100");
+  const auto reqs = transport_->Requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[0].target, "/api/v1/namespaces/ns/configmaps?limit=2&resourceVersion=0");
+  EXPECT_EQ(reqs[1].target, "/api/v1/namespaces/ns/configmaps?continue=tok1&limit=2");
+  EXPECT_EQ(reqs[2].target, "/api/v1/namespaces/ns/configmaps?continue=tok2&limit=2");
+}
+
+TEST_F(DynamicClientTest, PagerFallsBackToAFullListWhenAContinueTokenExpires) {
+  transport_->EnqueueJson(200, CmList({"a", "b"}, "tok1", "50"));
+  transport_->EnqueueJson(410, kExpiredContinue);
+  transport_->EnqueueJson(200, CmList({"a", "b", "c"}, "", "60"));
+  ListPager pager = client_->Resource(kConfigMaps, "ns").Pager({.resource_version = "50",
+                                                                .resource_version_match = "NotOlderThan"}, 2);
+  auto p1 = pager.Next();
+  ASSERT_TRUE(p1.ok() && p1->has_value());
+  EXPECT_FALSE((*p1)->restarted);
+  auto p2 = pager.Next();
+  ASSERT_TRUE(p2.ok()) << p2.error().message;
+  ASSERT_TRUE(p2->has_value());
+  EXPECT_TRUE((*p2)->restarted);
+  EXPECT_EQ((*p2)->list.items.size(), 3u);
+  auto end = pager.Next();
+  ASSERT_TRUE(end.ok());
+  EXPECT_FALSE(end->has_value());
+  // The fallback is a full list (no limit, no continue) at the originally requested RV.
+  EXPECT_EQ(transport_->Requests().back().target,
+            "/api/v1/namespaces/ns/configmaps?resourceVersion=50&resourceVersionMatch=NotOlderThan");
+
+  transport_->ClearRequests();
+  transport_->EnqueueJson(200, CmList({"a", "b"}, "tok1", "50"));
+  transport_->EnqueueJson(410, kExpiredContinue);
+  transport_->EnqueueJson(200, CmList({"a", "b", "c"}, "", "60"));
+  auto all = client_->Resource(kConfigMaps, "ns").ListAll({}, 2);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->items.size(), 3u);  // the restart replaced the first page, no duplicates
+  EXPECT_EQ(all->resource_version, "60");
+}
+
+TEST_F(DynamicClientTest, ExpiredFirstPageIsAnErrorNotAFallback) {
+  transport_->EnqueueJson(410, kExpiredContinue);
+  auto all = client_->Resource(kConfigMaps, "ns").ListAll({.resource_version = "5"}, 2);
+  ASSERT_FALSE(all.ok());
+  EXPECT_TRUE(IsExpired(all.error()));
+  EXPECT_EQ(transport_->RequestCount(), 1u);
+}
+
+TEST_F(DynamicClientTest, ForEachVisitsEveryItem) {
+  transport_->EnqueueJson(200, CmList({"a"}, "t"));
+  transport_->EnqueueJson(200, CmList({"b"}));
+  std::vector<std::string> names;
+  ASSERT_TRUE(client_->Resource(kConfigMaps)
+                  .Pager({}, 1)
+                  .ForEach([&](const ObjectPtr& o) -> Result<void> {
+                    names.emplace_back(o->Name());
+                    return Ok();
+                  })
+                  .ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST_F(DynamicClientTest, CreateUpdateAndUpdateStatusSendTheObject) {
+  auto obj = Object::Parse(Cm("a")).value();
+  transport_->EnqueueJson(201, Cm("a", "2"));
+  ASSERT_TRUE(client_->Resource(kConfigMaps).Create(*obj, {.field_manager = "me"}).ok());
+  EXPECT_EQ(Last().method, "POST");
+  EXPECT_EQ(Last().target, "/api/v1/namespaces/ns/configmaps?fieldManager=me");  // namespace from the object
+  EXPECT_EQ(Last().body, obj->Json());
+  EXPECT_EQ(ContentType(Last()), "application/json");
+
+  transport_->EnqueueJson(200, Cm("a", "3"));
+  auto updated = client_->Resource(kConfigMaps, "ns").Update(*obj);
+  ASSERT_TRUE(updated.ok());
+  EXPECT_EQ((*updated)->ResourceVersion(), "3");
+  EXPECT_EQ(Last().method, "PUT");
+  EXPECT_EQ(Last().target, "/api/v1/namespaces/ns/configmaps/a");
+
+  transport_->EnqueueJson(200, Cm("a", "4"));
+  ASSERT_TRUE(client_->Resource(kConfigMaps, "ns").UpdateStatus(*obj).ok());
+  EXPECT_EQ(Last().target, "/api/v1/namespaces/ns/configmaps/a/status");
+
+  transport_->EnqueueJson(409, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Conflict","code":409})");
+  auto conflict = client_->Resource(kConfigMaps, "ns").Update(*obj);
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_TRUE(IsConflict(conflict.error()));
+}
+
+TEST_F(DynamicClientTest, PatchUsesTheContentTypeOfEachPatchType) {
+  const struct {
+    PatchType type;
+    const char* content_type;
+  } cases[] = {{PatchType::kJson, "application/json-patch+json"},
+               {PatchType::kMerge, "application/merge-patch+json"},
+               {PatchType::kStrategicMerge, "application/strategic-merge-patch+json"},
+               {PatchType::kApply, "application/apply-patch+yaml"}};
+  for (const auto& c : cases) {
+    transport_->EnqueueJson(200, Cm("a"));
+    ASSERT_TRUE(client_->Resource(kConfigMaps, "ns").Patch("a", c.type, R"({"data":{"k":"x"}})", {.field_manager = "m"}).ok());
+    EXPECT_EQ(Last().method, "PATCH");
+    EXPECT_EQ(Last().target, "/api/v1/namespaces/ns/configmaps/a?fieldManager=m");
+    EXPECT_EQ(ContentType(Last()), c.content_type);
+    EXPECT_EQ(Last().body, R"({"data":{"k":"x"}})");
+  }
+  transport_->EnqueueJson(200, Cm("a"));
+  ASSERT_TRUE(client_->Resource(kDeployments, "ns").Patch("web", PatchType::kMerge, R"({"spec":{"replicas":3}})", {}, "scale").ok());
+  EXPECT_EQ(Last().target, "/apis/apps/v1/namespaces/ns/deployments/web/scale");
+}
+
+TEST_F(DynamicClientTest, ApplySendsFieldManagerAndForce) {
+  auto obj = Object::Parse(Cm("a")).value();
+  transport_->EnqueueJson(200, Cm("a"));
+  ASSERT_TRUE(client_->Resource(kConfigMaps).Apply(*obj, {.field_manager = "ctrl", .force = true}).ok());
+  EXPECT_EQ(Last().target, "/api/v1/namespaces/ns/configmaps/a?fieldManager=ctrl&force=true");
+  EXPECT_EQ(ContentType(Last()), "application/apply-patch+yaml");
+  transport_->EnqueueJson(200, Cm("a"));
+  ASSERT_TRUE(client_->Resource(kConfigMaps).ApplyStatus(*obj, {.field_manager = "ctrl"}).ok());
+  EXPECT_EQ(Last().target, "/api/v1/namespaces/ns/configmaps/a/status?fieldManager=ctrl");
+  auto missing = client_->Resource(kConfigMaps).Apply(*obj, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.error().message, HasSubstr("fieldManager is required"));
+}
+
+TEST_F(DynamicClientTest, DeleteSendsDeleteOptionsWithPreconditionsAsTheBody) {
+  transport_->EnqueueJson(
+      200, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":"a","kind":"configmaps","uid":"u-1"}})");
+  DeleteOptions opts;
+  opts.propagation_policy = PropagationPolicy::kForeground;
+  opts.preconditions = Preconditions{.uid = "u-1", .resource_version = "7"};
+  opts.grace_period_seconds = 0;
+  auto status = client_->Resource(kConfigMaps, "ns").Delete("a", opts);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ((*status)->Kind(), "Status");
+  EXPECT_EQ((*status)->GetString("/details/uid").value_or(""), "u-1");
+  EXPECT_EQ(Last().method, "DELETE");
+  EXPECT_EQ(Last().target, "/api/v1/namespaces/ns/configmaps/a");
+  EXPECT_EQ(Last().body, opts.ToJson());
+  EXPECT_THAT(Last().body, HasSubstr(R"("preconditions":{"uid":"u-1","resourceVersion":"7"})"));
+}
+
+TEST_F(DynamicClientTest, DeleteCollectionSendsSelectorsAsQueryAndOptionsAsBody) {
+  transport_->EnqueueJson(200, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"})");
+  DeleteOptions opts;
+  opts.propagation_policy = PropagationPolicy::kBackground;
+  ASSERT_TRUE(client_->Resource(kConfigMaps, "ns").DeleteCollection(opts, {.label_selector = "app=x"}).ok());
+  EXPECT_EQ(Last().method, "DELETE");
+  EXPECT_EQ(Last().target, "/api/v1/namespaces/ns/configmaps?labelSelector=app%3Dx");
+  EXPECT_EQ(Last().body, opts.ToJson());
+}
+
+TEST_F(DynamicClientTest, LocalMistakesAreBadRequestsWithoutARoundTrip) {
+  auto api = client_->Resource(kConfigMaps, "ns");
+  EXPECT_TRUE(IsBadRequest(api.Get("").error()));
+  EXPECT_TRUE(IsBadRequest(api.Get("a/b").error()));
+  EXPECT_TRUE(IsBadRequest(api.Delete("").error()));
+  auto nameless = Object::Parse(R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{}})").value();
+  EXPECT_TRUE(IsBadRequest(api.Update(*nameless).error()));
+  EXPECT_EQ(transport_->RequestCount(), 0u);
+}
+
+TEST_F(DynamicClientTest, WatchSetsWatchTrueAndStreamsEvents) {
+  auto script = transport_->EnqueueStream(200, {{"Content-Type", "application/json"}});
+  script->Push(R"({"type":"ADDED","object":)" + Cm("a", "5") + "}\n");
+  script->Push(R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"9"}}})"
+               "\n");
+  script->Close();
+  auto watch = client_->Resource(kConfigMaps, "ns").Watch(
+      {.resource_version = "4", .timeout_seconds = 300, .allow_watch_bookmarks = true});
+  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  EXPECT_EQ(Last().target,
+            "/api/v1/namespaces/ns/configmaps?allowWatchBookmarks=true&resourceVersion=4&timeoutSeconds=300&watch=true");
+  auto a = (*watch)->Next();
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((**a).type, WatchEventType::kAdded);
+  auto b = (*watch)->Next();
+  ASSERT_TRUE(b.ok() && b->has_value());
+  EXPECT_EQ((**b).type, WatchEventType::kBookmark);
+  EXPECT_EQ((**b).object->ResourceVersion(), "9");
+  auto end = (*watch)->Next();
+  ASSERT_TRUE(end.ok());
+  EXPECT_FALSE(end->has_value());
+}
+
+TEST_F(DynamicClientTest, WatchRejectedBeforeStreamingIsAClassifiedError) {
+  transport_->EnqueueJson(
+      410, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The resourceVersion for the provided watch is too old.","reason":"Expired","code":410})");
+  auto watch = client_->Resource(kConfigMaps, "ns").Watch({.resource_version = "1"});
+  ASSERT_FALSE(watch.ok());
+  EXPECT_TRUE(IsExpired(watch.error()));
+  EXPECT_EQ(watch.error().message, "The resourceVersion for the provided watch is too old.");
+}
+
+// ---- Typed views ----
+
+TEST(TypedViews, ReadFieldsWithoutCopyingTheObject) {
+  auto pod = Object::Parse(R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"n"},
+    "spec":{"nodeName":"node-1","serviceAccountName":"sa","containers":[{"name":"app"},{"name":"sidecar"}]},
+    "status":{"phase":"Running","podIP":"10.0.0.5","hostIP":"192.168.0.1",
+      "conditions":[{"type":"Initialized","status":"True"},{"type":"Ready","status":"True"}]}})").value();
+  auto view = ViewAs<Pod>(pod);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->object().get(), pod.get());  // shares the object
+  EXPECT_EQ((*view)->Name(), "p");
+  EXPECT_EQ(view->Phase(), "Running");
+  EXPECT_EQ(view->NodeName(), "node-1");
+  EXPECT_EQ(view->PodIP(), "10.0.0.5");
+  EXPECT_EQ(view->HostIP(), "192.168.0.1");
+  EXPECT_EQ(view->ServiceAccountName(), "sa");
+  EXPECT_EQ(view->ContainerNames(), (std::vector<std::string>{"app", "sidecar"}));
+  EXPECT_TRUE(view->IsReady());
+  EXPECT_FALSE(ViewAs<ConfigMap>(pod).ok());
+  EXPECT_EQ(Pod::Resource(), (GroupVersionResource{"", "v1", "pods"}));
+}
+
+TEST(TypedViews, ConfigMapSecretNamespaceEvent) {
+  ConfigMap cm(Object::Parse(R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c"},
+    "data":{"a.txt":"hello","b/c~d":"x"},"binaryData":{"bin":"AAEC"}})").value());
+  EXPECT_EQ(cm.Data("a.txt"), "hello");
+  EXPECT_EQ(cm.Data("b/c~d"), "x");
+  EXPECT_EQ(cm.Data("missing"), std::nullopt);
+  EXPECT_EQ(cm.DataKeys(), (std::vector<std::string>{"a.txt", "b/c~d"}));
+  EXPECT_EQ(cm.BinaryData("bin"), std::string("\x00\x01\x02", 3));
+  Secret s(Object::Parse(R"({"kind":"Secret","apiVersion":"v1","metadata":{"name":"s"},"type":"Opaque",
+    "data":{"password":"c2VjcmV0"}})").value());
+  EXPECT_EQ(s.Type(), "Opaque");
+  EXPECT_EQ(s.Data("password"), "secret");
+  Namespace ns(Object::Parse(R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"n"},"status":{"phase":"Terminating"}})").value());
+  EXPECT_EQ(ns.Phase(), "Terminating");
+  Event ev(Object::Parse(R"({"kind":"Event","apiVersion":"v1","metadata":{"name":"e"},"reason":"Scheduled",
+    "message":"assigned","type":"Normal","count":3,"source":{"component":"scheduler"},
+    "involvedObject":{"kind":"Pod","name":"p","namespace":"n","uid":"u","apiVersion":"v1"}})").value());
+  EXPECT_EQ(ev.Reason(), "Scheduled");
+  EXPECT_EQ(ev.Message(), "assigned");
+  EXPECT_EQ(ev.Type(), "Normal");
+  EXPECT_EQ(ev.Count(), 3);
+  EXPECT_EQ(ev.ReportingComponent(), "scheduler");
+  EXPECT_EQ(ev.Involved().name, "p");
+  EXPECT_EQ(ev.Involved().uid, "u");
+}
+
+TEST(TypedViews, DeploymentReplicaSetLease) {
+  Deployment d(Object::Parse(R"({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d","generation":4},
+    "spec":{"replicas":3,"paused":true},"status":{"replicas":3,"readyReplicas":2,"availableReplicas":2,
+    "updatedReplicas":3,"observedGeneration":4,"conditions":[{"type":"Available","status":"False"}]}})").value());
+  EXPECT_EQ(d.Replicas(), 3);
+  EXPECT_EQ(d.StatusReplicas(), 3);
+  EXPECT_EQ(d.ReadyReplicas(), 2);
+  EXPECT_EQ(d.AvailableReplicas(), 2);
+  EXPECT_EQ(d.UpdatedReplicas(), 3);
+  EXPECT_EQ(d.ObservedGeneration(), 4);
+  EXPECT_TRUE(d.Paused());
+  EXPECT_EQ(d.Condition("Available"), "False");
+  EXPECT_EQ(d.Condition("Progressing"), std::nullopt);
+  Deployment empty(Object::Parse(R"({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"e"}})").value());
+  EXPECT_EQ(empty.Replicas(), 1);  // the API default
+  ReplicaSet rs(Object::Parse(R"({"kind":"ReplicaSet","apiVersion":"apps/v1","metadata":{"name":"r"},
+    "spec":{"replicas":2},"status":{"replicas":2,"readyReplicas":1,"availableReplicas":1,"observedGeneration":1}})").value());
+  EXPECT_EQ(rs.Replicas(), 2);
+  EXPECT_EQ(rs.ReadyReplicas(), 1);
+  EXPECT_EQ(rs.ObservedGeneration(), 1);
+  Lease l(Object::Parse(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"l"},
+    "spec":{"holderIdentity":"me","leaseDurationSeconds":15,"acquireTime":"2026-01-01T00:00:00.000000Z",
+    "renewTime":"2026-01-01T00:00:05.000000Z","leaseTransitions":2}})").value());
+  EXPECT_EQ(l.HolderIdentity(), "me");
+  EXPECT_EQ(l.LeaseDurationSeconds(), 15);
+  EXPECT_EQ(l.AcquireTime(), "2026-01-01T00:00:00.000000Z");
+  EXPECT_EQ(l.RenewTime(), "2026-01-01T00:00:05.000000Z");
+  EXPECT_EQ(l.LeaseTransitions(), 2);
+  EXPECT_EQ(Lease::Resource().group, "coordination.k8s.io");
+}
+
+TEST_F(DynamicClientTest, ApiForUsesTheViewsResource) {
+  transport_->EnqueueJson(200, R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"l","namespace":"kube-system"}})");
+  auto lease = ApiFor<Lease>(*client_, "kube-system").Get("l");
+  ASSERT_TRUE(lease.ok());
+  EXPECT_EQ(Last().target, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l");
+  EXPECT_TRUE(ViewAs<Lease>(*lease).ok());
+}
+
+}  // namespace
+}  // namespace kube::client

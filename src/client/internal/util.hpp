@@ -1,0 +1,39 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <kube/base/result.hpp>
+
+/// Small helpers shared by the client sources: base64, files, strings.
+namespace kube::client::internal {
+
+/// Standard base64 (RFC 4648 with padding), as Go's `base64.StdEncoding`; '\r' and '\n' are
+/// ignored. **Errors:** BadRequest `illegal base64 data at input byte N` (Go's wording).
+Result<std::string> Base64Decode(std::string_view in);
+/// Standard base64 with padding.
+std::string Base64Encode(std::string_view in);
+
+/// The whole content of `path`. **Errors:** 404 NotFound `open <path>: no such file or
+/// directory` when it does not exist; 400 BadRequest `open <path>: <strerror>` otherwise.
+Result<std::string> ReadFile(const std::string& path);
+
+/// `s` without leading and trailing ASCII whitespace.
+std::string_view TrimSpace(std::string_view s);
+/// ASCII case-insensitive equality.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+/// ASCII lower-case copy.
+std::string ToLower(std::string_view s);
+/// Go's `%q` of a string (double quotes, backslash escapes).
+std::string Quote(std::string_view s);
+/// Go's aggregate error text: one message bare, several as `[a, b]`.
+std::string JoinErrors(const std::vector<std::string>& messages);
+/// The directory part of `path` ("." when none).
+std::string DirName(std::string_view path);
+/// `path` made absolute against `base_dir` when relative (empty stays empty).
+std::string ResolvePath(std::string_view path, std::string_view base_dir);
+/// True when `s` is an IPv4 or IPv6 address literal (no brackets).
+bool IsIpLiteral(std::string_view s);
+
+}  // namespace kube::client::internal

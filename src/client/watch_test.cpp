@@ -1,0 +1,183 @@
+#include <kube/client/fake_transport.hpp>
+#include <kube/client/watch.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kube::client {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+std::string Event(std::string_view type, std::string_view name, std::string_view rv) {
+  return R"({"type":")" + std::string(type) + R"(","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":")" +
+         std::string(name) + R"(","namespace":"ns","resourceVersion":")" + std::string(rv) + R"("},"data":{"k":"v"}}})";
+}
+
+constexpr char kExpired[] =
+    R"json({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5 (10)","reason":"Expired","code":410}})json";
+
+TEST(WatchDecoder, DecodesEventsSplitAtEveryByteBoundary) {
+  const std::string body = Event("ADDED", "a", "1") + "\n" + Event("MODIFIED", "a", "2") + "\n" +
+                           Event("DELETED", "a", "3") + "\n";
+  for (std::size_t step : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{64}, body.size()}) {
+    WatchDecoder decoder;
+    std::vector<std::string> rvs;
+    for (std::size_t i = 0; i < body.size(); i += step) {
+      decoder.Feed(std::string_view(body).substr(i, step));
+      while (auto ev = decoder.Next()) {
+        ASSERT_TRUE(ev->ok()) << ev->error().message;
+        rvs.emplace_back((*ev)->object->ResourceVersion());
+      }
+    }
+    EXPECT_EQ(rvs, (std::vector<std::string>{"1", "2", "3"})) << "step " << step;
+    EXPECT_FALSE(decoder.HasPartialLine());
+    EXPECT_EQ(decoder.Buffered(), 0u);
+  }
+}
+
+TEST(WatchDecoder, ToleratesBlankLinesAndCrLf) {
+  WatchDecoder decoder;
+  decoder.Feed("\n\r\n" + Event("ADDED", "a", "1") + "\r\n\n" + Event("BOOKMARK", "", "9") + "\n");
+  auto a = decoder.Next();
+  ASSERT_TRUE(a && a->ok());
+  EXPECT_EQ((*a)->type, WatchEventType::kAdded);
+  auto b = decoder.Next();
+  ASSERT_TRUE(b && b->ok());
+  EXPECT_EQ((*b)->type, WatchEventType::kBookmark);
+  EXPECT_FALSE(decoder.Next().has_value());
+}
+
+TEST(WatchDecoder, ReportsMalformedLinesAndRunawayLines) {
+  WatchDecoder decoder(128);
+  decoder.Feed("{\"type\":\"ADDED\"}\n");
+  auto bad = decoder.Next();
+  ASSERT_TRUE(bad.has_value());
+  ASSERT_FALSE(bad->ok());
+  EXPECT_TRUE(IsBadRequest(bad->error()));
+  decoder.Feed(std::string(200, 'x'));
+  auto big = decoder.Next();
+  ASSERT_TRUE(big.has_value());
+  ASSERT_FALSE(big->ok());
+  EXPECT_TRUE(IsRequestEntityTooLarge(big->error()));
+  EXPECT_EQ(decoder.Buffered(), 0u);
+}
+
+TEST(WatchDecoder, KeepsOnlyTheUnfinishedTailBuffered) {
+  WatchDecoder decoder;
+  const std::string ev = Event("MODIFIED", "a", "1") + "\n";
+  for (int i = 0; i < 10000; ++i) {
+    decoder.Feed(ev);
+    auto e = decoder.Next();
+    ASSERT_TRUE(e && e->ok());
+  }
+  EXPECT_EQ(decoder.Buffered(), 0u);
+}
+
+std::unique_ptr<WatchStream> OpenWatch(FakeTransport& transport, std::shared_ptr<FakeStreamScript>& script) {
+  script = transport.EnqueueStream(200, {{"Content-Type", "application/json"}});
+  auto stream = transport.Open(HttpRequest{});
+  EXPECT_TRUE(stream.ok());
+  return std::make_unique<WatchStream>(std::move(stream).value());
+}
+
+TEST(WatchStream, YieldsEventsAcrossChunksThenEndsCleanly) {
+  FakeTransport transport;
+  std::shared_ptr<FakeStreamScript> script;
+  auto watch = OpenWatch(transport, script);
+  const std::string two = Event("ADDED", "a", "1") + "\n" + Event("ADDED", "b", "2") + "\n";
+  const std::string third = Event("MODIFIED", "a", "3") + "\n";
+  script->Push(two.substr(0, 10));
+  script->Push(two.substr(10) + third.substr(0, third.size() - 1));
+  script->Push("\n");
+  script->Close();
+  std::vector<std::string> names;
+  for (;;) {
+    auto ev = watch->Next();
+    ASSERT_TRUE(ev.ok()) << ev.error().message;
+    if (!*ev) break;
+    names.emplace_back((**ev).object->Name());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "a"}));
+  EXPECT_TRUE(watch->Done());
+  EXPECT_EQ(watch->EventCount(), 3u);
+}
+
+TEST(WatchStream, ErrorEventSurfacesAsAClassifiedErrorAndEndsTheWatch) {
+  FakeTransport transport;
+  std::shared_ptr<FakeStreamScript> script;
+  auto watch = OpenWatch(transport, script);
+  script->Push(Event("ADDED", "a", "1") + "\n" + kExpired + "\n" + Event("ADDED", "b", "2") + "\n");
+  auto first = watch->Next();
+  ASSERT_TRUE(first.ok() && first->has_value());
+  auto err = watch->Next();
+  ASSERT_FALSE(err.ok());
+  EXPECT_TRUE(IsExpired(err.error()));
+  EXPECT_EQ(err.error().code, 410);
+  EXPECT_EQ(err.error().message, "too old resource version: 5 (10)");
+  auto after = watch->Next();
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(after->has_value());
+}
+
+TEST(WatchStream, ResetMidStreamIsAConnectionResetError) {
+  FakeTransport transport;
+  std::shared_ptr<FakeStreamScript> script;
+  auto watch = OpenWatch(transport, script);
+  script->Push(Event("ADDED", "a", "1") + "\n" + Event("ADDED", "b", "2").substr(0, 20));
+  script->Fail(MakeTransportError(transport_cause::kConnectionReset, "connection reset by peer"));
+  ASSERT_TRUE(watch->Next().ok());
+  auto err = watch->Next();
+  ASSERT_FALSE(err.ok());
+  EXPECT_TRUE(IsConnectionReset(err.error()));
+}
+
+TEST(WatchStream, CleanEndInTheMiddleOfAnEventIsATruncation) {
+  FakeTransport transport;
+  std::shared_ptr<FakeStreamScript> script;
+  auto watch = OpenWatch(transport, script);
+  script->Push(Event("ADDED", "a", "1").substr(0, 30));
+  script->Close();
+  auto err = watch->Next();
+  ASSERT_FALSE(err.ok());
+  EXPECT_TRUE(IsConnectionReset(err.error()));
+  EXPECT_THAT(err.error().message, HasSubstr("ended in the middle of an event"));
+}
+
+TEST(WatchStream, LastEventWithoutNewlineIsDelivered) {
+  FakeTransport transport;
+  std::shared_ptr<FakeStreamScript> script;
+  auto watch = OpenWatch(transport, script);
+  script->Push(Event("ADDED", "a", "1"));
+  script->Close();
+  auto ev = watch->Next();
+  ASSERT_TRUE(ev.ok()) << ev.error().message;
+  ASSERT_TRUE(ev->has_value());
+  auto end = watch->Next();
+  ASSERT_TRUE(end.ok());
+  EXPECT_FALSE(end->has_value());
+}
+
+TEST(WatchStream, StopFromAnotherThreadEndsABlockedNext) {
+  FakeTransport transport;
+  std::shared_ptr<FakeStreamScript> script;
+  auto watch = OpenWatch(transport, script);
+  Result<std::optional<WatchEvent>> result = MakeError(0, "", "unset");
+  std::jthread consumer([&] { result = watch->Next(); });
+  ASSERT_TRUE(script->WaitForBlockedReader());  // the consumer is blocked waiting for bytes
+  watch->Stop();
+  consumer.join();
+  ASSERT_TRUE(result.ok());
+  EXPECT_FALSE(result->has_value());
+  EXPECT_TRUE(script->Canceled());
+  watch->Stop();  // idempotent
+}
+
+}  // namespace
+}  // namespace kube::client

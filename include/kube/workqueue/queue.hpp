@@ -144,7 +144,8 @@ class Queue final {
           if (AddLocked(chunk[i], hashes[i], now, wake)) ++added;
         }
         queued = fifo_.size() - before;
-        waiting_gets = waiting_gets_;
+        // A spinner takes the first item and chains the wake-up for the rest.
+        waiting_gets = spinning_gets_ == 0 ? waiting_gets_ : 0;
       }
       if (queued >= waiting_gets) {
         if (waiting_gets > 0) not_empty_.SignalAll();
@@ -168,29 +169,48 @@ class Queue final {
   std::optional<T> Get() KUBE_EXCLUDES(mu_) {
     double queued_seconds = -1;
     std::optional<T> out;
+    bool spinning = false;  // this Get counted in spinning_gets_
     int spins = 0;
     for (bool done = false; !done;) {
       {
         internal::SpinMutexLock lock(mu_);
-        if (fifo_.empty() && !shutting_down_ && spins >= kGetSpins) {
-          // Nothing arrived while spinning: sleep until an Add or ShutDown signals.
-          while (fifo_.empty() && !shutting_down_) {
-            ++waiting_gets_;
-            not_empty_.Wait(mu_);
-            --waiting_gets_;
+        if (spinning) {
+          --spinning_gets_;
+          spinning = false;
+        }
+        if (fifo_.empty() && !shutting_down_) {
+          if (spins < kGetSpins && spinning_gets_ == 0) {
+            // Become the one spinner: Adds skip the futex wake while a spinner will see
+            // their item. One spinner at most, so that on a machine with fewer cores than
+            // threads the spinners do not take the core a producer needs.
+            ++spinning_gets_;
+            spinning = true;
+          } else {
+            while (fifo_.empty() && !shutting_down_) {
+              ++waiting_gets_;
+              not_empty_.Wait(mu_);
+              --waiting_gets_;
+            }
           }
         }
-        if (!fifo_.empty()) {
-          TakeLocked(out, queued_seconds);
-          done = true;
-        } else if (shutting_down_) {
-          return std::nullopt;
+        if (!spinning) {
+          if (!fifo_.empty()) {
+            TakeLocked(out, queued_seconds);
+            done = true;
+            // Chain the wake-up: items remain and the Adds that queued them may have left the
+            // wake to a spinner (this Get).
+            if (!fifo_.empty() && waiting_gets_ > 0 && spinning_gets_ == 0) {
+              not_empty_.Signal();
+            }
+          } else if (shutting_down_) {
+            return std::nullopt;
+          }
         }
       }
       // Empty: spin a few microseconds outside the lock before sleeping, so that a worker that
-      // is faster than its producers does not pay a futex wait and wake for every item. A Get
-      // that loses the race for an item keeps spinning on what is left of its budget.
-      while (!done && spins < kGetSpins && queued_hint_.load(std::memory_order_relaxed) == 0) {
+      // is faster than its producers does not pay a futex wait and wake for every item.
+      while (spinning && spins < kGetSpins &&
+             queued_hint_.load(std::memory_order_relaxed) == 0) {
         internal::CpuRelax();
         ++spins;
       }
@@ -304,7 +324,7 @@ class Queue final {
       if ((slot.data.flags & kDirty) != 0) {
         fifo_.push_back(i);
         queued_hint_.store(fifo_.size(), std::memory_order_relaxed);
-        wake = waiting_gets_ > 0;
+        wake = waiting_gets_ > 0 && spinning_gets_ == 0;
       } else {
         table_.Erase(i);
       }
@@ -359,7 +379,7 @@ class Queue final {
     if (metrics_.enabled()) TimesOf(i).add_time = now;
     fifo_.push_back(i);
     queued_hint_.store(fifo_.size(), std::memory_order_relaxed);
-    wake = wake || waiting_gets_ > 0;
+    wake = wake || (waiting_gets_ > 0 && spinning_gets_ == 0);
     return true;
   }
 
@@ -390,6 +410,9 @@ class Queue final {
   std::vector<Times> times_ KUBE_GUARDED_BY(mu_);                     // metrics only
   std::vector<std::uint32_t> processing_list_ KUBE_GUARDED_BY(mu_);  // metrics only
   std::size_t waiting_gets_ KUBE_GUARDED_BY(mu_) = 0;  // Gets blocked on not_empty_
+  // Gets spinning outside the lock on an empty queue (0 or 1): they re-check the queue under
+  // the lock before parking, so an Add need not wake anyone while one spins.
+  std::size_t spinning_gets_ KUBE_GUARDED_BY(mu_) = 0;
   std::vector<T> spares_ KUBE_GUARDED_BY(mu_);         // from Done(T&&), reused by Get
   bool shutting_down_ KUBE_GUARDED_BY(mu_) = false;
   bool draining_ KUBE_GUARDED_BY(mu_) = false;

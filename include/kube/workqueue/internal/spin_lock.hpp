@@ -1,5 +1,7 @@
 #pragma once
 
+#include <thread>
+
 #include <kube/base/mutex.hpp>
 #include <kube/base/thread_annotations.hpp>
 
@@ -33,10 +35,17 @@ class KUBE_SCOPED_CAPABILITY SpinMutexLock final {
       if (mu.TryLock()) return;
       for (int i = 0; i < pauses; ++i) CpuRelax();
     }
+    // The holder may have been preempted (more threads than cores): let it run rather than
+    // park. Parking marks the mutex contended, and then every unlock pays a futex wake.
+    for (int i = 0; i < kYields; ++i) {
+      std::this_thread::yield();
+      if (mu.TryLock()) return;
+    }
     mu.Lock();
   }
 
  private:
+  static constexpr int kYields = 16;
   Mutex& mu_;
 };
 

@@ -5,15 +5,20 @@
 //  - SharedIndexInformer over a fake ListerWatcher serving 100k pre-built BenchObjects: time to
 //    HasSynced; then 200k MODIFIED events (objects built fresh from JSON per event, as a decoder
 //    would) to one handler: events/s; live heap per cached object (mallinfo2) and peak RSS.
-// Run: build/release/bench/cache/cache_bench  (custom main; prints one line per measurement)
+// Run: build/release/bench/cache/cache_bench [n]  (custom main; prints one line per measurement)
 #include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include <kube/base/mutex.hpp>
 #include <kube/cache/delta_fifo.hpp>
 #include <kube/cache/shared_informer.hpp>
 
@@ -76,13 +81,62 @@ void FifoReplacePop(const std::vector<ObjectPtr>& objs) {
   std::printf("deltafifo_replace_plus_pop %.2f M/s\n", static_cast<double>(objs.size()) / Seconds(t0, t2) / 1e6);
 }
 
+// Serves one pre-built list exactly once (and then nothing: the reflector has what it needs) and
+// hands out fake watch streams. Unlike FakeListerWatcher, which repeats its last list and so keeps
+// every listed object alive, it lets the informer hold the only reference to what it caches, so
+// that the heap measured afterwards is the informer's.
+class OneShotListerWatcher final : public ListerWatcher {
+ public:
+  explicit OneShotListerWatcher(std::vector<ObjectPtr> items, std::string rv) {
+    list_.items = std::move(items);
+    list_.resource_version = std::move(rv);
+  }
+  kube::Result<kube::ObjectList> List(const kube::ListOptions&) override {
+    kube::MutexLock lock(mu_);
+    kube::ObjectList out;
+    out.resource_version = list_.resource_version;
+    out.items.swap(list_.items);
+    return out;
+  }
+  kube::Result<std::unique_ptr<WatchStream>> Watch(const kube::ListOptions&) override {
+    auto s = std::make_shared<FakeListerWatcher::Stream>();
+    {
+      kube::MutexLock lock(mu_);
+      stream_ = s;
+      cv_.SignalAll();
+    }
+    return std::unique_ptr<WatchStream>(std::make_unique<Handle>(s));
+  }
+  std::shared_ptr<FakeListerWatcher::Stream> WaitForStream() {
+    kube::MutexLock lock(mu_);
+    while (!stream_) cv_.Wait(mu_);
+    return stream_;
+  }
+
+ private:
+  class Handle final : public WatchStream {
+   public:
+    explicit Handle(std::shared_ptr<FakeListerWatcher::Stream> s) : s_(std::move(s)) {}
+    kube::Result<std::optional<kube::WatchEvent>> Next() override { return s_->Next(); }
+    void Stop() override { s_->Stop(); }
+
+   private:
+    std::shared_ptr<FakeListerWatcher::Stream> s_;
+  };
+  kube::Mutex mu_;
+  kube::CondVar cv_;
+  kube::ObjectList list_ KUBE_GUARDED_BY(mu_);
+  std::shared_ptr<FakeListerWatcher::Stream> stream_ KUBE_GUARDED_BY(mu_);
+};
+
 void Informer(int n_objects, int n_events) {
   const std::size_t heap0 = kube::bench::HeapInUse();
+  std::size_t json_bytes = 0;
+  for (int i = 0; i < n_objects; ++i) json_bytes += kube::bench::BenchObjectJson(i).size();
   auto objs = BuildObjects(n_objects);
   const std::size_t heap_objs = kube::bench::HeapInUse();
-  auto lw = std::make_shared<FakeListerWatcher>();
-  lw->AddListResult(MakeObjectList(objs, std::to_string(n_objects)));
-  objs.clear();  // the list result holds the only other reference
+  auto lw = std::make_shared<OneShotListerWatcher>(std::move(objs), std::to_string(n_objects));
+  objs.clear();
   SharedIndexInformer informer(lw, InformerOptions{.name = "bench", .default_resync = {}, .indexers = {},
                                                    .transform = {}, .reflector = {.use_watch_list = false},
                                                    .clock = nullptr});
@@ -96,8 +150,9 @@ void Informer(int n_objects, int n_events) {
   while (!reg->HasSynced()) std::this_thread::yield();
   const auto t1 = Clock::now();
   std::printf("informer_sync_%dk_ms      %.1f\n", n_objects / 1000, Seconds(t0, t1) * 1e3);
+  const std::size_t heap_synced = kube::bench::HeapInUse();
 
-  auto stream = lw->WaitForWatch(1);
+  auto stream = lw->WaitForStream();
   // Events are built fresh from JSON per event, as a watch decoder would.
   const int64_t before = seen.load();
   const auto t2 = Clock::now();
@@ -111,12 +166,13 @@ void Informer(int n_objects, int n_events) {
   const auto t3 = Clock::now();
   std::printf("informer_events_per_s    %.0f k (incl. JSON parse of each event)\n",
               n_events / Seconds(t2, t3) / 1e3);
-  lw.reset();
   const std::size_t heap_cached = kube::bench::HeapInUse();
-  std::printf("heap_per_object_parsed   %.0f B\n", static_cast<double>(heap_objs - heap0) / n_objects);
-  std::printf("heap_per_cached_object   %.0f B (informer total / objects)\n",
-              static_cast<double>(heap_cached - heap0) / n_objects);
-  std::printf("peak_rss_per_object      %.0f B\n", static_cast<double>(PeakRssKb()) * 1024.0 / n_objects);
+  const double n = static_cast<double>(n_objects);
+  std::printf("json_bytes_per_object    %.0f B\n", static_cast<double>(json_bytes) / n);
+  std::printf("heap_per_object_parsed   %.0f B\n", static_cast<double>(heap_objs - heap0) / n);
+  std::printf("heap_per_cached_object   %.0f B after sync, %.0f B after the events (informer total / objects)\n",
+              static_cast<double>(heap_synced - heap0) / n, static_cast<double>(heap_cached - heap0) / n);
+  std::printf("peak_rss_per_object      %.0f B\n", static_cast<double>(PeakRssKb()) * 1024.0 / n);
   run.request_stop();
 }
 

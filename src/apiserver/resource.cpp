@@ -71,11 +71,16 @@ ResourcePtr Registry::FindByKind(std::string_view group, std::string_view versio
 }
 
 std::vector<ResourcePtr> Registry::All() const {
-  MutexLock lock(mu_);
-  std::vector<ResourcePtr> out = resources_;
-  auto group_rank = [&](const std::string& g) {
+  std::vector<ResourcePtr> out;
+  std::vector<std::string> order;
+  {
+    MutexLock lock(mu_);
+    out = resources_;
+    order = group_order_;
+  }
+  auto group_rank = [&order](const std::string& g) {
     if (g.empty()) return std::ptrdiff_t{-1};
-    return std::find(group_order_.begin(), group_order_.end(), g) - group_order_.begin();
+    return std::find(order.begin(), order.end(), g) - order.begin();
   };
   std::stable_sort(out.begin(), out.end(), [&](const ResourcePtr& a, const ResourcePtr& b) {
     const auto ga = group_rank(a->group), gb = group_rank(b->group);

@@ -17,6 +17,9 @@ std::string_view DeltaTypeName(DeltaType type) {
 
 namespace {
 
+// Bucket count above which a drained FIFO releases its table.
+constexpr std::size_t kShrinkBuckets = 1024;
+
 // client-go dedupDeltas: two trailing Deleted deltas collapse; a real Deleted wins over a
 // DeletedFinalStateUnknown one.
 void DedupDeltas(Deltas& deltas) {
@@ -157,6 +160,12 @@ Result<Deltas> DeltaFifo::Pop(const ProcessFunc& process) {
     if (it == items_.end()) continue;  // cannot happen: a key is queued iff it has deltas
     Deltas deltas = std::move(it->second);
     items_.erase(it);
+    if (items_.empty() && items_.bucket_count() > kShrinkBuckets) {
+      // A drained FIFO gives back the table a big Replace grew (100k keys: ~7 MB), instead of
+      // keeping it for the informer's whole life.
+      items_ = decltype(items_)();
+      queue_.shrink_to_fit();
+    }
     // Called under the lock, by design (see the class comment).
     ProcessResult outcome = process(deltas, is_in_initial_list);
     if (outcome.requeue && !items_.contains(key)) {

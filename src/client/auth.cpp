@@ -77,9 +77,13 @@ class TokenFileAuthenticator final : public Authenticator {
 /// concurrent requests wait for one run instead of starting many.
 class ExecAuthenticator final : public Authenticator {
  public:
-  ExecAuthenticator(ExecConfig exec, std::optional<KubeconfigCluster> cluster,
+  ExecAuthenticator(ExecConfig exec, std::optional<KubeconfigCluster> cluster, std::string source,
                     std::chrono::milliseconds timeout, Clock& clock)
-      : exec_(std::move(exec)), cluster_(std::move(cluster)), timeout_(timeout), clock_(clock) {}
+      : exec_(std::move(exec)),
+        cluster_(std::move(cluster)),
+        source_(std::move(source)),
+        timeout_(timeout),
+        clock_(clock) {}
 
   Result<std::string> Authorization() override KUBE_EXCLUDES(mu_) {
     MutexLock lock(mu_);
@@ -109,9 +113,21 @@ class ExecAuthenticator final : public Authenticator {
 
   Result<void> RunLocked() KUBE_REQUIRES(mu_) {
     auto creds = internal::RunExecPlugin(exec_, cluster_, timeout_);
-    if (!creds) return std::move(creds).error();
+    if (!creds) return NameSource(std::move(creds).error());
     creds_ = std::move(creds).value();
     return Ok();
+  }
+
+  // "getting credentials: <why>" becomes "getting credentials: user "u" (in <file>): exec: <why>",
+  // naming the kubeconfig file, the entry and the field.
+  Error NameSource(Error err) const {
+    if (source_.empty()) return err;
+    constexpr std::string_view kPrefix = "getting credentials: ";
+    std::string_view why = err.message;
+    if (why.substr(0, kPrefix.size()) == kPrefix) why.remove_prefix(kPrefix.size());
+    if (why.substr(0, 6) == "exec: ") why.remove_prefix(6);
+    err.message = std::string(kPrefix) + source_ + ": exec: " + std::string(why);
+    return err;
   }
 
   std::string HeaderLocked() const KUBE_REQUIRES(mu_) {
@@ -120,6 +136,7 @@ class ExecAuthenticator final : public Authenticator {
 
   const ExecConfig exec_;
   const std::optional<KubeconfigCluster> cluster_;
+  const std::string source_;  // Config::auth_source
   const std::chrono::milliseconds timeout_;
   Clock& clock_;
   Mutex mu_;
@@ -149,7 +166,8 @@ Result<std::shared_ptr<Authenticator>> NewAuthenticator(const Config& config, Cl
   }
   if (config.exec) {
     return std::shared_ptr<Authenticator>(
-        std::make_shared<ExecAuthenticator>(*config.exec, config.exec_cluster, config.exec_timeout, clock));
+        std::make_shared<ExecAuthenticator>(*config.exec, config.exec_cluster, config.auth_source,
+                                            config.exec_timeout, clock));
   }
   return std::shared_ptr<Authenticator>();
 }

@@ -273,6 +273,7 @@ Result<LoadedConfig> ConfigFromKubeconfig(const Kubeconfig& kc, const ConfigOver
     if (u.exec) {
       ValidateExec(entry, *u.exec, errs);
       cfg.exec = u.exec;
+      cfg.auth_source = entry;
       if (cluster != nullptr) cfg.exec_cluster = *cluster;
     }
     if ((!u.impersonate_uid.empty() || !u.impersonate_groups.empty() || !u.impersonate_extra.empty()) &&

@@ -298,9 +298,13 @@ TEST(TypedViews, ReadFieldsWithoutCopyingTheObject) {
     "spec":{"nodeName":"node-1","serviceAccountName":"sa","containers":[{"name":"app"},{"name":"sidecar"}]},
     "status":{"phase":"Running","podIP":"10.0.0.5","hostIP":"192.168.0.1",
       "conditions":[{"type":"Initialized","status":"True"},{"type":"Ready","status":"True"}]}})").value();
+  // A view is the shared pointer and nothing else: no field is extracted or copied up front.
+  static_assert(sizeof(Pod) == sizeof(ObjectPtr) && sizeof(Deployment) == sizeof(ObjectPtr) &&
+                sizeof(Lease) == sizeof(ObjectPtr));
   auto view = ViewAs<Pod>(pod);
   ASSERT_TRUE(view.ok());
   EXPECT_EQ(view->object().get(), pod.get());  // shares the object
+  EXPECT_EQ(pod.use_count(), 2);               // the caller's pointer and the view's
   EXPECT_EQ((*view)->Name(), "p");
   EXPECT_EQ(view->Phase(), "Running");
   EXPECT_EQ(view->NodeName(), "node-1");

@@ -374,6 +374,9 @@ class StreamImpl final : public ResponseStream {
       : pool_(std::move(pool)), conn_(std::move(conn)), parser_(std::move(parser)), buf_(kStreamBufferBytes) {
     status_ = static_cast<int>(parser_->get().result_int());
     headers_ = ToHeaders(parser_->get().base());
+    // Beast sizes each socket read by the buffer's free capacity (at least 512 bytes): without
+    // this a watch body arrives a few hundred bytes per syscall.
+    conn_->buffer_.reserve(conn_->buffer_.size() + kStreamBufferBytes);
   }
 
   ~StreamImpl() override {

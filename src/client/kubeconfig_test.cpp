@@ -1,3 +1,4 @@
+#include <kube/client/auth.hpp>
 #include <kube/client/config.hpp>
 #include <kube/client/kubeconfig.hpp>
 
@@ -207,6 +208,22 @@ TEST(Kubeconfig, MissingFileIsNotFound) {
   EXPECT_TRUE(IsNotFound(kc.error()));
 }
 
+TEST(Kubeconfig, UnreadableFileNamesTheFile) {
+  TempDir dir;
+  // A directory stands in for an unreadable file (tests may run as root, where mode 000 reads).
+  auto kc = LoadKubeconfigFile(dir.path());
+  ASSERT_FALSE(kc.ok());
+  EXPECT_TRUE(IsBadRequest(kc.error()));
+  EXPECT_EQ(kc.error().message,
+            "error loading config file \"" + dir.path() + "\": read " + dir.path() + ": is a directory");
+  // Through LoadConfig, an unreadable KUBECONFIG entry is an error (only missing files are skipped).
+  LoadOptions o;
+  o.getenv = Env({{"KUBECONFIG", dir.path()}});
+  auto cfg = LoadConfig(o);
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_THAT(cfg.error().message, HasSubstr("error loading config file \"" + dir.path() + "\""));
+}
+
 TEST(KubeconfigMerge, FirstFileWinsEachMapKeyWholeAndCurrentContext) {
   auto a = ParseKubeconfig(
       "current-context: a\nclusters:\n- name: shared\n  cluster: {server: https://a}\nusers:\n- name: red-user\n  "
@@ -410,6 +427,32 @@ TEST(ConfigFromKubeconfig, ValidatesExecPlugins) {
   EXPECT_EQ(ok->config.exec_cluster->server, "https://x");
 }
 
+TEST(ConfigFromKubeconfig, ExecPluginThatFailsOrPrintsGarbageNamesFileUserAndField) {
+  TempDir dir;
+  FakeClock clock;
+  const auto error_of = [&](const std::string& script) {
+    const std::string plugin = dir.Write("plugin.sh", "#!/bin/sh\n" + script, true);
+    const std::string file =
+        dir.Write("config", WithUser("    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: " +
+                                     plugin + "\n      interactiveMode: Never\n"));
+    auto kc = LoadKubeconfigFile(file);
+    EXPECT_TRUE(kc.ok()) << kc.error().message;
+    auto cfg = ConfigFromKubeconfig(*kc);
+    EXPECT_TRUE(cfg.ok()) << cfg.error().message;
+    auto auth = NewAuthenticator(cfg->config, clock);
+    EXPECT_TRUE(auth.ok() && *auth);
+    auto header = (*auth)->Authorization();
+    EXPECT_FALSE(header.ok());
+    return header.ok() ? std::string() : header.error().message;
+  };
+  const std::string source = "getting credentials: user \"u\" (in " + dir.path() + "/config): exec: ";
+  EXPECT_EQ(error_of("echo denied >&2; exit 2\n"),
+            source + "executable " + dir.path() + "/plugin.sh failed with exit code 2: denied");
+  EXPECT_THAT(error_of("echo '<html>login</html>'\n"), HasSubstr(source + "decoding stdout: invalid JSON"));
+  EXPECT_THAT(error_of("echo '{\"kind\":\"Pod\"}'\n"),
+              HasSubstr(source + "decoding stdout: expected kind \"ExecCredential\""));
+}
+
 // ---- LoadConfig precedence ----
 
 class LoadConfigTest : public ::testing::Test {
@@ -493,6 +536,66 @@ TEST_F(LoadConfigTest, InClusterBeatsHomeConfig) {
   auto home = LoadConfig(o);
   ASSERT_TRUE(home.ok()) << home.error().message;
   EXPECT_EQ(home->config.host, "https://home");
+}
+
+TEST_F(LoadConfigTest, KubeconfigEnvBeatsInClusterAndHomeConfig) {
+  (void)std::system(("mkdir -p " + dir_.path() + "/.kube").c_str());
+  Kubeconfig(".kube/config", "https://home");
+  const std::string env_path = Kubeconfig("env", "https://env");
+  LoadOptions o;
+  o.in_cluster.service_account_dir = InClusterDir();
+  o.getenv = Env({{"KUBECONFIG", env_path}, {"KUBERNETES_SERVICE_HOST", "10.96.0.1"},
+                  {"KUBERNETES_SERVICE_PORT", "443"}, {"HOME", dir_.path()}});
+  auto cfg = LoadConfig(o);
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+  EXPECT_EQ(cfg->config.host, "https://env");
+  EXPECT_EQ(cfg->source, "kubeconfig " + env_path);
+}
+
+TEST_F(LoadConfigTest, KubeconfigEnvMergeTakesUsersAndContextsFromTheFirstFileThatNamesThem) {
+  const std::string first = dir_.Write(
+      "first", "users:\n- name: u\n  user: {token: first-token}\ncontexts:\n- name: a\n  context: {cluster: c, "
+               "user: u, namespace: first-ns}\n");
+  const std::string second = dir_.Write(
+      "second", "current-context: a\nclusters:\n- name: c\n  cluster: {server: https://second}\nusers:\n- name: "
+                "u\n  user: {token: second-token}\ncontexts:\n- name: a\n  context: {cluster: c, user: u, namespace: "
+                "second-ns}\n");
+  LoadOptions o;
+  o.getenv = Env({{"KUBECONFIG", first + ":" + second}});
+  auto cfg = LoadConfig(o);
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+  EXPECT_EQ(cfg->context, "a");                       // current-context only set by the second file
+  EXPECT_EQ(cfg->config.host, "https://second");      // cluster only in the second file
+  EXPECT_EQ(cfg->config.bearer_token, "first-token");  // user "u" from the first file
+  EXPECT_EQ(cfg->ns, "first-ns");                     // context "a" from the first file
+  o.getenv = Env({{"KUBECONFIG", second + ":" + first}});
+  auto swapped = LoadConfig(o);
+  ASSERT_TRUE(swapped.ok()) << swapped.error().message;
+  EXPECT_EQ(swapped->config.bearer_token, "second-token");
+  EXPECT_EQ(swapped->ns, "second-ns");
+}
+
+TEST_F(LoadConfigTest, InClusterTokenIsRereadWhenTheKubeletRotatesIt) {
+  LoadOptions o;
+  o.in_cluster.service_account_dir = InClusterDir();
+  o.getenv = Env({{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}});
+  auto cfg = LoadConfig(o);
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+  FakeClock clock;
+  auto auth = NewAuthenticator(cfg->config, clock);
+  ASSERT_TRUE(auth.ok() && *auth);
+  EXPECT_EQ((*auth)->Authorization().value(), "Bearer sa-token");
+  dir_.Write("sa/token", "rotated-token\n");
+  clock.Advance(cfg->config.token_file_refresh - std::chrono::seconds(1));
+  EXPECT_EQ((*auth)->Authorization().value(), "Bearer sa-token");  // cached until the refresh period
+  clock.Advance(std::chrono::seconds(1));
+  EXPECT_EQ((*auth)->Authorization().value(), "Bearer rotated-token");
+  // A 401 re-reads at once.
+  dir_.Write("sa/token", "rotated-again\n");
+  auto refreshed = (*auth)->Refresh("Bearer rotated-token");
+  ASSERT_TRUE(refreshed.ok());
+  EXPECT_TRUE(*refreshed);
+  EXPECT_EQ((*auth)->Authorization().value(), "Bearer rotated-again");
 }
 
 TEST_F(LoadConfigTest, InClusterReadsTokenCaAndNamespace) {

@@ -38,7 +38,8 @@ class Authenticator {
 /// `config.token_file_refresh` on `clock`, and after a 401; the static token is the fallback when
 /// the file cannot be read), static bearer token, basic auth, or exec plugin (credentials cached
 /// until their `expirationTimestamp` by `clock`'s wall time, re-run after a 401); nullptr when the
-/// config has no credentials. `clock` must outlive the authenticator.
+/// config has no credentials. `clock` must outlive the authenticator. Exec plugin errors name
+/// `config.auth_source` when set (`getting credentials: user "u" (in /k/config): exec: ...`).
 /// **Errors:** 400 BadRequest when the config sets basic auth together with a token.
 Result<std::shared_ptr<Authenticator>> NewAuthenticator(const Config& config,
                                                         Clock& clock = RealClock::Instance());

@@ -47,6 +47,10 @@ struct Config {
   std::optional<ExecConfig> exec{};  ///< exec credential plugin
   /// Cluster info passed to an exec plugin with provideClusterInfo (the kubeconfig cluster entry).
   std::optional<KubeconfigCluster> exec_cluster{};
+  /// Where the credentials were configured, e.g. `user "alice" (in /home/a/.kube/config)`;
+  /// credential errors at request time (a failing exec plugin) name it, so that a bad entry can
+  /// be found. Empty = not from a kubeconfig.
+  std::string auth_source{};
 
   // --- impersonation (kubeconfig `as`, `as-uid`, `as-groups`, `as-user-extra`) ---
   std::string impersonate_user{};

@@ -44,9 +44,22 @@ json::parse_options StoredParseOptions() {
   return opt;
 }
 
+// True for null, {} and [] (what Go's omitempty leaves out for maps, slices and pointers).
+bool IsEmptyValue(const json::value& v) {
+  return v.is_null() || (v.is_object() && v.get_object().empty()) || (v.is_array() && v.get_array().empty());
+}
+
 }  // namespace
 
 void NormalizeMemberOrder(json::object& obj) {
+  for (std::string_view key : {"data", "binaryData", "stringData"}) {
+    if (const auto* v = obj.if_contains(key); v != nullptr && IsEmptyValue(*v)) obj.erase(key);
+  }
+  if (auto* m = obj.if_contains("metadata"); m != nullptr && m->is_object()) {
+    for (std::string_view key : {"labels", "annotations", "ownerReferences", "finalizers", "managedFields"}) {
+      if (const auto* v = m->get_object().if_contains(key); v != nullptr && IsEmptyValue(*v)) m->get_object().erase(key);
+    }
+  }
   json::object out(obj.storage());
   out.reserve(obj.size());
   for (std::string_view key : {"kind", "apiVersion", "metadata"}) {

@@ -18,7 +18,9 @@ namespace kube::apiserver::rest {
 /// the rest in their current order; inside `metadata` the ObjectMeta field order (name,
 /// generateName, namespace, selfLink, uid, resourceVersion, generation, creationTimestamp,
 /// deletionTimestamp, deletionGracePeriodSeconds, labels, annotations, ownerReferences,
-/// finalizers, managedFields), unknown members last.
+/// finalizers, managedFields), unknown members last. Like Go's `omitempty`, it drops empty or null
+/// `metadata.labels`, `annotations`, `ownerReferences`, `finalizers`, `managedFields` and the
+/// top-level `data`, `binaryData` and `stringData` maps (so removing the last label leaves no `{}`).
 void NormalizeMemberOrder(boost::json::object& obj);
 
 /// An object serialized once, with `metadata.resourceVersion` left as a hole that `At` fills, so

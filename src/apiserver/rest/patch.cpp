@@ -1,5 +1,7 @@
 // PATCH (apiserver-semantics.md §3.3): JSON Patch and JSON Merge Patch applied to the current
-// object (as served), then run as an update; strategic merge and apply are not served yet (415).
+// object (as served), then run as an update. Strategic merge is served only for the patches where
+// it coincides with JSON Merge Patch (no lists, no `$` directives: maps merge, null deletes,
+// scalars replace); any other strategic merge patch and apply are not served yet (415).
 
 #include <boost/json.hpp>
 
@@ -37,13 +39,26 @@ Result<json::value> ApplyPatch(PatchType type, const json::value& target, const 
   return patched;
 }
 
+// True when a strategic merge patch means exactly what the same document means as a JSON Merge
+// Patch: it holds no arrays (whose merge depends on the field's patchStrategy/patchMergeKey) and
+// no `$`-prefixed directive keys ($patch, $retainKeys, $setElementOrder/..., $deleteFromPrimitiveList/...).
+bool StrategicMergeIsMergePatch(const json::value& patch) {
+  if (patch.is_array()) return false;
+  if (!patch.is_object()) return true;
+  for (const auto& [key, value] : patch.get_object()) {
+    if (!key.empty() && key.front() == '$') return false;
+    if (!StrategicMergeIsMergePatch(value)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void HandlePatch(const Env& env, Request& r) {
   auto opts = PatchOptions::FromQuery(r.http.query);
   if (!opts.ok()) return RespondError(r.w, opts.error());
-  const auto type = PatchTypeFromContentType(r.http.Header("content-type").value_or(""));
-  if (!type || *type == PatchType::kStrategicMerge || *type == PatchType::kApply) {
+  auto type = PatchTypeFromContentType(r.http.Header("content-type").value_or(""));
+  if (!type || *type == PatchType::kApply) {
     return RespondError(r.w, NewUnsupportedMediaType(AcceptedPatchTypes()));
   }
   auto dry_run = ValidateWriteOptions(opts->dry_run, opts->field_validation, "PatchOptions");
@@ -56,6 +71,17 @@ void HandlePatch(const Env& env, Request& r) {
   if (!format.ok()) return RespondError(r.w, format.error());
   auto patch = ParseJson(r.http.body);
   if (!patch.ok()) return RespondError(r.w, NewBadRequest("error decoding patch: " + patch.error().message));
+  if (*type == PatchType::kStrategicMerge) {
+    if (!patch->is_object()) {
+      return RespondError(r.w, NewBadRequest("json: cannot unmarshal " + std::string(JsonTypeName(*patch)) +
+                                             " into Go value of type map[string]interface {}"));
+    }
+    // Lists and directives need the schema's merge keys, which come with API server II.
+    if (!StrategicMergeIsMergePatch(*patch)) {
+      return RespondError(r.w, NewUnsupportedMediaType(AcceptedPatchTypes()));
+    }
+    type = PatchType::kMerge;
+  }
   if (*type == PatchType::kJson && !patch->is_array()) {
     return RespondError(r.w, NewBadRequest("json: cannot unmarshal " + std::string(JsonTypeName(*patch)) +
                                            " into Go value of type jsonpatch.Patch"));

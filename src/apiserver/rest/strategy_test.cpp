@@ -243,8 +243,11 @@ TEST(ValidateListOptions, MirrorsApimachinery) {
 TEST(Codec, NormalizesMemberOrderLikeGoStructs) {
   auto obj = json::parse(R"({"data":{},"metadata":{"labels":{},"x":1,"uid":"u","name":"n"},"apiVersion":"v1","kind":"ConfigMap"})").as_object();
   NormalizeMemberOrder(obj);
-  EXPECT_EQ(json::serialize(obj),
-            R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","uid":"u","labels":{},"x":1},"data":{}})");
+  // Empty labels and data are dropped like Go's omitempty; unknown members stay, last.
+  EXPECT_EQ(json::serialize(obj), R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","uid":"u","x":1}})");
+  auto kept = json::parse(R"({"data":{"k":""},"metadata":{"finalizers":[],"annotations":null,"labels":{"a":""}},"kind":"ConfigMap"})").as_object();
+  NormalizeMemberOrder(kept);
+  EXPECT_EQ(json::serialize(kept), R"({"kind":"ConfigMap","metadata":{"labels":{"a":""}},"data":{"k":""}})");
 }
 
 TEST(Codec, StampedJsonFillsTheResourceVersion) {

@@ -1,0 +1,146 @@
+#pragma once
+/// \file
+/// The Manager's client (controller-runtime's delegating client): reads from the shared
+/// informer cache, writes to the API server.
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <kube/base/clock.hpp>
+#include <kube/base/mutex.hpp>
+#include <kube/base/result.hpp>
+#include <kube/base/thread_annotations.hpp>
+#include <kube/cache/informer_factory.hpp>
+#include <kube/client/dynamic_client.hpp>
+#include <kube/client/rest_mapper.hpp>
+#include <kube/core/gvk.hpp>
+#include <kube/core/label_selector.hpp>
+#include <kube/core/object.hpp>
+#include <kube/core/options.hpp>
+
+namespace kube::controller {
+
+/// Options of Client.
+struct ClientOptions {
+  /// **Opt-in read-your-writes.** After a successful write through this client, a later `Get`
+  /// of the same key waits (at most `read_your_writes_timeout`) until the cache has seen at least
+  /// the written resourceVersion (after a delete: until the object left the cache, or a newer
+  /// version of it arrived). Without it, a reconcile that just created an object may not find it
+  /// in the cache and create it again (getting AlreadyExists, or a duplicate for generateName).
+  /// resourceVersions are compared as integers (etcd and the embedded server use revisions); a
+  /// non-numeric version is treated as "seen" as soon as it appears in the cache.
+  bool read_your_writes = false;
+  /// The bound of the read-your-writes wait. Default 10 s.
+  Clock::Duration read_your_writes_timeout = std::chrono::seconds(10);
+  /// How long the first read of a resource waits for its informer to sync. Default 2 min.
+  Clock::Duration cache_sync_timeout = std::chrono::minutes(2);
+};
+
+/// What `List` returns: a namespace (empty = all) and a label selector.
+struct ListFilter {
+  std::string ns{};
+  LabelSelector selector{};
+};
+
+/// Reads from the informer cache, writes through the API.
+///
+/// Reads (`Get`, `List`) use the informer of the resource in `factory` (its default scope),
+/// creating and starting it on first use and waiting for its sync, as controller-runtime's
+/// cache does: the first read of a resource costs a LIST, later reads cost nothing. Read
+/// objects are shared, immutable cache entries: edit a copy (`ObjectBuilder`).
+/// Writes go straight to the API server; the resource is found from the object's apiVersion and
+/// kind through the RESTMapper.
+///
+/// **Thread-safety:** all members may be called concurrently.
+/// **Lifetime:** `factory` and `mapper` must outlive the client.
+/// **Errors:** reads: NotFound (404, like the server's) for a missing object; Timeout (504) when
+/// the informer does not sync within `cache_sync_timeout` or a read-your-writes wait times out;
+/// Canceled when `stop` fires. Writes: the API server's errors; the RESTMapper's NoMatch.
+class Client final {
+ public:
+  /// `rest` is shared; `factory`, `mapper` and `clock` are borrowed.
+  Client(std::shared_ptr<client::RestClient> rest, client::RestMapper& mapper,
+         cache::SharedInformerFactory& factory, ClientOptions options = {},
+         Clock& clock = RealClock::Instance());
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  /// The cached object `key` of `gvr` (fully specified: group, version, plural resource).
+  /// **Blocks?** On the first read of `gvr` (informer sync) and for read-your-writes.
+  Result<ObjectPtr> Get(const GroupVersionResource& gvr, const ObjectKey& key,
+                        std::stop_token stop = {}) KUBE_EXCLUDES(mu_);
+  /// As above, the resource found from `gvk` through the RESTMapper.
+  Result<ObjectPtr> Get(const GroupVersionKind& gvk, const ObjectKey& key, std::stop_token stop = {})
+      KUBE_EXCLUDES(mu_);
+  /// The cached objects of `gvr` matching `filter`, sorted by namespace/name.
+  Result<std::vector<ObjectPtr>> List(const GroupVersionResource& gvr, const ListFilter& filter = {},
+                                      std::stop_token stop = {}) KUBE_EXCLUDES(mu_);
+
+  /// Creates `object` (POST); returns what the server stored.
+  Result<ObjectPtr> Create(const Object& object, const CreateOptions& options = {}) KUBE_EXCLUDES(mu_);
+  /// Replaces `object` (PUT; its resourceVersion must be current, else IsConflict).
+  Result<ObjectPtr> Update(const Object& object, const UpdateOptions& options = {}) KUBE_EXCLUDES(mu_);
+  /// Replaces `object`'s status subresource.
+  Result<ObjectPtr> UpdateStatus(const Object& object, const UpdateOptions& options = {})
+      KUBE_EXCLUDES(mu_);
+  /// Patches the object named by `object` (its apiVersion, kind, namespace and name are used)
+  /// with `patch` of `type`, on `subresource` when not empty.
+  Result<ObjectPtr> Patch(const Object& object, PatchType type, std::string_view patch,
+                          const PatchOptions& options = {}, std::string_view subresource = {})
+      KUBE_EXCLUDES(mu_);
+  /// Deletes the object named by `object`. Returns the server's answer (the object when
+  /// finalizers keep it, else the Status).
+  Result<ObjectPtr> Delete(const Object& object, const DeleteOptions& options = {}) KUBE_EXCLUDES(mu_);
+
+  /// The uncached API of `gvr` (for reads that must hit the server, e.g. with a quorum).
+  client::Api Api(const GroupVersionResource& gvr, std::string ns = {}) const;
+  /// The resource of `gvk`. **Errors:** the RESTMapper's.
+  Result<GroupVersionResource> ResourceFor(const GroupVersionKind& gvk) const;
+  /// The RESTMapper. Borrowed.
+  client::RestMapper& Mapper() const { return mapper_; }
+
+ private:
+  // Wakes read-your-writes waits on every cache event of a read resource. Shared with the
+  // informer handlers, which may outlive the client by one notification.
+  struct Signal {
+    Mutex mu;
+    CondVar cv;
+    std::uint64_t events KUBE_GUARDED_BY(mu) = 0;
+  };
+  struct Watched {
+    cache::SharedIndexInformer* informer = nullptr;  // owned by the factory
+    std::shared_ptr<cache::HandlerRegistration> registration;
+  };
+  struct Pending {
+    std::string resource_version;  // "" for a delete that returned no object
+    std::string uid;               // of the deleted object
+  };
+  using PendingKey = std::tuple<GroupVersionResource, std::string>;
+  Result<cache::SharedIndexInformer*> Informer(const GroupVersionResource& gvr, std::stop_token stop)
+      KUBE_EXCLUDES(mu_);
+  Result<std::tuple<GroupVersionResource, client::Api>> ApiFor(const Object& object) const;
+  void RecordWrite(const GroupVersionResource& gvr, const Object& written) KUBE_EXCLUDES(mu_);
+  void RecordDelete(const GroupVersionResource& gvr, const Object& target, const Object& answer)
+      KUBE_EXCLUDES(mu_);
+  static bool CaughtUp(const Pending& p, const ObjectPtr& cached);
+
+  std::shared_ptr<client::RestClient> rest_;
+  client::RestMapper& mapper_;
+  cache::SharedInformerFactory& factory_;
+  const ClientOptions options_;
+  Clock& clock_;
+
+  const std::shared_ptr<Signal> signal_ = std::make_shared<Signal>();
+  mutable Mutex mu_;
+  std::map<GroupVersionResource, Watched> watched_ KUBE_GUARDED_BY(mu_);
+  // Writes not yet known to be in the cache (read-your-writes only), by resource and key.
+  std::map<PendingKey, Pending> pending_ KUBE_GUARDED_BY(mu_);
+};
+
+}  // namespace kube::controller

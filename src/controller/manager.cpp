@@ -99,6 +99,8 @@ struct Manager::Internals {
   bool started KUBE_GUARDED_BY(mu) = false;
   bool stopping KUBE_GUARDED_BY(mu) = false;
   bool leading KUBE_GUARDED_BY(mu) = false;
+  // The running elector (owned by Start), for GetFencingToken; null without election.
+  leaderelection::LeaderElector* elector KUBE_GUARDED_BY(mu) = nullptr;
   int running KUBE_GUARDED_BY(mu) = 0;
   std::optional<Error> first_error KUBE_GUARDED_BY(mu);
   std::stop_source shutdown;  // requested on user stop, a runnable error or a lost election
@@ -215,6 +217,12 @@ int Manager::ProbePort() const { return in_->probe_port.load(); }
 bool Manager::IsLeader() const {
   MutexLock lock(in_->mu);
   return in_->leading;
+}
+
+std::optional<leaderelection::FencingToken> Manager::GetFencingToken() const {
+  MutexLock lock(in_->mu);
+  if (in_->elector == nullptr || !in_->leading) return std::nullopt;
+  return in_->elector->GetFencingToken();
 }
 
 Result<void> Manager::Add(std::shared_ptr<Runnable> runnable, RunnableOptions options) {
@@ -417,6 +425,7 @@ Result<void> Manager::Start(std::stop_token stop) {
     (void)AddHealthzCheck("leaderElection", [e, le] { return e->Check(le.renew_deadline); });
     {
       MutexLock lock(in.mu);
+      in.elector = e;
       in.LaunchEligible();  // the runnables that do not need the lease
     }
     elector_thread = std::jthread([e, token = elector_stop.get_token()] { e->Run(token); });
@@ -455,6 +464,10 @@ Result<void> Manager::Start(std::stop_token stop) {
   // it releases the lease. Before the slots go away, since that callback reads them.
   elector_stop.request_stop();
   if (elector_thread.joinable()) elector_thread.join();
+  {
+    MutexLock lock(in.mu);
+    in.elector = nullptr;  // destroyed when Start returns
+  }
   std::vector<std::unique_ptr<Slot>> slots;
   {
     MutexLock lock(in.mu);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 
@@ -22,6 +23,7 @@
 #include <kube/controller/metrics.hpp>
 #include <kube/controller/probe_server.hpp>
 #include <kube/controller/runnable.hpp>
+#include <kube/leaderelection/leader_elector.hpp>
 
 namespace kube::controller {
 
@@ -139,6 +141,11 @@ class Manager final {
   /// True while this replica runs the leader-gated runnables (always true without election,
   /// once Start began).
   bool IsLeader() const;
+  /// The fencing token of the current leadership term (lease holder identity + leaseTransitions)
+  /// while this replica leads through leader election; nullopt when it does not lead or when
+  /// leader election is disabled. Reconcilers that write to systems outside the API server can
+  /// pass it along so that a deposed leader's late writes are recognisable.
+  std::optional<leaderelection::FencingToken> GetFencingToken() const;
 
   struct Internals;
   explicit Manager(std::unique_ptr<Internals> internals);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -189,6 +190,15 @@ std::string LastChunk() { return "0\r\n\r\n"; }
 ScriptedServer::ScriptedServer(ScriptedServerOptions options, Script script)
     : options_(std::move(options)), script_(std::move(script)) {
   if (options_.tls) {
+    // OpenSSL writes to the raw socket (handshake alerts, SSL_write) without MSG_NOSIGNAL: a
+    // client that already hung up would kill the test process with SIGPIPE. Test-only code, so
+    // ignoring the signal process-wide is acceptable here (the library itself writes through
+    // Asio, which passes MSG_NOSIGNAL).
+    static const bool ignored = [] {
+      std::signal(SIGPIPE, SIG_IGN);
+      return true;
+    }();
+    (void)ignored;
     SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
     SSL_CTX_use_certificate_chain_file(ctx, options_.cert_file.c_str());
     SSL_CTX_use_PrivateKey_file(ctx, options_.key_file.c_str(), SSL_FILETYPE_PEM);

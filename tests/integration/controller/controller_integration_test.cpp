@@ -2,7 +2,9 @@
 // semantics (retry, requeue_after, terminal errors, exceptions, per-key exclusivity with 8
 // workers), owner-based enqueue, GenerationChanged filtering, the cache-reading client with
 // read-your-writes, and graceful shutdown with the probe endpoint answering until the end.
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <future>
 #include <map>
@@ -23,6 +25,7 @@ namespace kube::controller {
 namespace {
 
 using namespace std::chrono_literals;
+using SteadyClock = std::chrono::steady_clock;
 
 const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
@@ -366,6 +369,93 @@ TEST_F(ControllerIntegrationTest, GracefulShutdownFinishesInFlightStartsNothingA
   EXPECT_TRUE(finished.load());
   EXPECT_EQ(calls.Of("default/later"), 0);
   EXPECT_EQ((*ctrl)->Stats().successes, 1);
+}
+
+// Three managers with leader election share one Lease: at every moment at most one runs its
+// leader-gated runnable; each term has its own fencing token; stopping the leader hands over.
+TEST_F(ControllerIntegrationTest, ThreeManagersElectOneLeaderAndHandOverWhenItStops) {
+  struct Term {
+    int manager;
+    SteadyClock::time_point start, end;
+    std::string fencing;
+  };
+  std::mutex mu;
+  std::vector<Term> terms;  // guarded by mu
+  std::atomic<int> acting{0};
+  std::atomic<bool> overlap{false};
+  std::vector<std::unique_ptr<Manager>> managers;
+  std::vector<std::stop_source> stops(3);
+  std::vector<std::future<Result<void>>> runs;
+  for (int m = 0; m < 3; ++m) {
+    ManagerOptions o;
+    o.rest = rest_;
+    o.leader_election = {.enabled = true,
+                         .id = "bench-leader",
+                         .identity = "manager-" + std::to_string(m),
+                         .lease_duration = 1500ms,
+                         .renew_deadline = 1000ms,
+                         .retry_period = 200ms};
+    auto made = Manager::Create(std::move(o));
+    ASSERT_TRUE(made.ok()) << made.error().message;
+    Manager* mgr = made->get();
+    auto added = mgr->Add(std::make_shared<RunnableFunc>([&, m, mgr](std::stop_token stop) -> Result<void> {
+      if (acting.fetch_add(1) != 0) overlap = true;
+      const auto token = mgr->GetFencingToken();
+      Term t{m, SteadyClock::now(), {}, token ? token->ToString() : "none"};
+      std::mutex wait_mu;
+      std::condition_variable_any cv;
+      std::unique_lock lock(wait_mu);
+      cv.wait(lock, stop, [] { return false; });
+      acting.fetch_sub(1);
+      t.end = SteadyClock::now();
+      std::lock_guard g(mu);
+      terms.push_back(t);
+      return {};
+    }));
+    ASSERT_TRUE(added.ok());
+    managers.push_back(std::move(made).value());
+  }
+  for (int m = 0; m < 3; ++m) {
+    runs.push_back(std::async(std::launch::async,
+                              [&, m] { return managers[m]->Start(stops[m].get_token()); }));
+  }
+  auto leader = [&]() -> int {
+    for (int m = 0; m < 3; ++m) {
+      if (managers[m]->IsLeader()) return m;
+    }
+    return -1;
+  };
+  ASSERT_TRUE(Eventually([&] { return leader() >= 0; }));
+  const int first = leader();
+  const auto token1 = managers[first]->GetFencingToken();
+  ASSERT_TRUE(token1.has_value());
+  EXPECT_EQ(token1->holder_identity, "manager-" + std::to_string(first));
+  // Stop the leader (it releases the lease on a clean shutdown); another one takes over.
+  stops[first].request_stop();
+  ASSERT_TRUE(runs[first].get().ok());
+  ASSERT_TRUE(Eventually([&] {
+    const int l = leader();
+    return l >= 0 && l != first;
+  }));
+  const int second = leader();
+  const auto token2 = managers[second]->GetFencingToken();
+  ASSERT_TRUE(token2.has_value());
+  EXPECT_EQ(token2->holder_identity, "manager-" + std::to_string(second));
+  EXPECT_GT(token2->lease_transitions, token1->lease_transitions);
+  for (int m = 0; m < 3; ++m) {
+    if (m == first) continue;
+    stops[m].request_stop();
+    EXPECT_TRUE(runs[m].get().ok());
+  }
+  EXPECT_FALSE(overlap.load());
+  std::lock_guard g(mu);
+  ASSERT_EQ(terms.size(), 2u);
+  std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.start < b.start; });
+  EXPECT_LE(terms[0].end, terms[1].start);  // the second term starts after the first ended
+  EXPECT_NE(terms[0].fencing, terms[1].fencing);
+  EXPECT_EQ(terms[0].manager, first);
+  EXPECT_EQ(terms[1].manager, second);
+  EXPECT_FALSE(managers[first]->GetFencingToken().has_value());
 }
 
 }  // namespace

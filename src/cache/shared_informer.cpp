@@ -278,6 +278,9 @@ void SharedIndexInformer::ResyncLoop(std::stop_token stop) {
   while (!stop.stop_requested()) {
     {
       MutexLock lock(listeners_mu_);
+      // Checked again under the lock: the stop callback signals under it, so a stop requested
+      // after the loop condition is either seen here or wakes the wait below (no lost wake-up).
+      if (stop.stop_requested()) return;
       auto next = Clock::TimePoint::max();
       for (const auto& l : listeners_) {
         if (l->resync_period > Clock::Duration::zero()) next = std::min(next, l->next_resync);

@@ -1,5 +1,7 @@
 #include <kube/core/label_selector.hpp>
 
+#include <kube/core/validation.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,26 +14,6 @@
 
 namespace kube {
 namespace {
-
-// Limits and messages of apimachinery pkg/util/validation, so that errors read the same as a
-// kube-apiserver's.
-constexpr std::size_t kQualifiedNameMaxLength = 63;
-constexpr std::size_t kLabelValueMaxLength = 63;
-constexpr std::size_t kDns1123SubdomainMaxLength = 253;
-
-constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr std::string_view kQualifiedNameErrMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character";
-constexpr std::string_view kLabelValueFmt = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-constexpr std::string_view kLabelValueErrMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character";
-constexpr std::string_view kDns1123SubdomainFmt =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-constexpr std::string_view kDns1123SubdomainErrMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character";
 
 // The string form of Nothing(): a contradiction, so that a server given it selects nothing.
 constexpr std::string_view kNothingString = "kubecpp.io/nothing,!kubecpp.io/nothing";
@@ -90,108 +72,6 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
-// apimachinery validation.RegexError, including its doubled space before "or".
-std::string RegexError(std::string_view msg, std::string_view regex,
-                       std::initializer_list<std::string_view> examples) {
-  std::string out(msg);
-  out += " (e.g. ";
-  bool first = true;
-  for (std::string_view e : examples) {
-    if (!first) out += " or ";
-    first = false;
-    out += "'";
-    out += e;
-    out += "', ";
-  }
-  out += "regex used for validation is '";
-  out += regex;
-  out += "')";
-  return out;
-}
-
-std::string MaxLenError(std::size_t n) { return fmt::format("must be no more than {} characters", n); }
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-// ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$
-bool IsQualifiedNamePart(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$
-bool IsDns1123Subdomain(std::string_view s) {
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = s.find('.', start);
-    const std::string_view label =
-        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (label.empty() || !IsLowerAlnum(label.front()) || !IsLowerAlnum(label.back())) return false;
-    if (!std::all_of(label.begin(), label.end(), [](char c) { return IsLowerAlnum(c) || c == '-'; })) {
-      return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// validation.IsDNS1123Subdomain.
-std::vector<std::string> Dns1123SubdomainErrors(std::string_view s) {
-  std::vector<std::string> errs;
-  if (s.size() > kDns1123SubdomainMaxLength) errs.push_back(MaxLenError(kDns1123SubdomainMaxLength));
-  if (!IsDns1123Subdomain(s)) {
-    errs.push_back(RegexError(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt, {"example.com"}));
-  }
-  return errs;
-}
-
-// validation.IsQualifiedName: [prefix "/"] name.
-std::vector<std::string> QualifiedNameErrors(std::string_view value) {
-  std::vector<std::string> errs;
-  std::string_view name = value;
-  const std::size_t slash = value.find('/');
-  if (slash != std::string_view::npos) {
-    if (value.find('/', slash + 1) != std::string_view::npos) {
-      errs.push_back("a qualified name " +
-                     RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
-                                {"MyName", "my.name", "123-abc"}) +
-                     " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-      return errs;
-    }
-    const std::string_view prefix = value.substr(0, slash);
-    name = value.substr(slash + 1);
-    if (prefix.empty()) {
-      errs.emplace_back("prefix part must be non-empty");
-    } else {
-      for (std::string& e : Dns1123SubdomainErrors(prefix)) errs.push_back("prefix part " + e);
-    }
-  }
-  if (name.empty()) {
-    errs.emplace_back("name part must be non-empty");
-  } else if (name.size() > kQualifiedNameMaxLength) {
-    errs.push_back("name part " + MaxLenError(kQualifiedNameMaxLength));
-  }
-  if (!IsQualifiedNamePart(name)) {
-    errs.push_back("name part " + RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
-                                             {"MyName", "my.name", "123-abc"}));
-  }
-  return errs;
-}
-
-// validation.IsValidLabelValue.
-std::vector<std::string> LabelValueErrors(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > kLabelValueMaxLength) errs.push_back(MaxLenError(kLabelValueMaxLength));
-  if (!value.empty() && !IsQualifiedNamePart(value)) {
-    errs.push_back(RegexError(kLabelValueErrMsg, kLabelValueFmt, {"MyValue", "my_value", "12345"}));
-  }
-  return errs;
-}
-
 // field.Invalid(path, value, detail).Error().
 std::string InvalidValue(std::string_view path, std::string_view rendered_value,
                          std::string_view detail) {
@@ -199,7 +79,7 @@ std::string InvalidValue(std::string_view path, std::string_view rendered_value,
 }
 
 std::optional<std::string> KeyError(std::string_view key) {
-  auto errs = QualifiedNameErrors(key);
+  auto errs = validation::IsQualifiedName(key);
   if (errs.empty()) return std::nullopt;
   return InvalidValue("key", Quote(key), Join(errs, "; "));
 }
@@ -295,7 +175,7 @@ std::vector<std::string> RequirementErrors(const Requirement& r) {
         static_cast<int>(r.op)));
   }
   for (std::size_t i = 0; i < r.values.size(); ++i) {
-    auto value_errs = LabelValueErrors(r.values[i]);
+    auto value_errs = validation::IsValidLabelValue(r.values[i]);
     if (!value_errs.empty()) {
       errs.push_back(InvalidValue(fmt::format("values[{}][{}]", i, Echo(r.key)),
                                   Quote(r.values[i]), Join(value_errs, "; ")));

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <kube/core/validation.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,15 +24,15 @@ enum class NameRule {
   kPathSegment,   ///< only not "." / "..", no "/" or "%" (core/v1 events)
 };
 
-std::vector<std::string> IsDns1123Subdomain(std::string_view value);
-std::vector<std::string> IsDns1123Label(std::string_view value);
-std::vector<std::string> IsDns1035Label(std::string_view value);
+using validation::IsDns1123Subdomain;
+using validation::IsDns1123Label;
+using validation::IsDns1035Label;
 /// `ValidatePathSegmentName`.
 std::vector<std::string> IsValidPathSegmentName(std::string_view value);
 /// A label/annotation key: `[DNS-subdomain prefix "/"] name`, name <= 63 chars.
-std::vector<std::string> IsQualifiedName(std::string_view value);
+using validation::IsQualifiedName;
 /// A label value: empty or <= 63 chars of `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
-std::vector<std::string> IsValidLabelValue(std::string_view value);
+using validation::IsValidLabelValue;
 /// A ConfigMap/Secret data key: `[-._a-zA-Z0-9]+`, <= 253, not "." / ".." / "..*".
 std::vector<std::string> IsConfigMapKey(std::string_view value);
 

@@ -1,7 +1,9 @@
 // Create / get / update / delete over real HTTP: system fields, optimistic concurrency, strategies
 // (generation, status and scale subresources, create-on-update), namespaces, and bad input.
 
+#include <chrono>
 #include <regex>
+#include <thread>
 
 #include "fixture.hpp"
 
@@ -365,6 +367,13 @@ TEST_F(CrudTest, NamespaceLifecycle) {
   auto deleted = client().Delete("/api/v1/namespaces/team");
   ASSERT_EQ(deleted.status, 200) << deleted.body;
   EXPECT_EQ(Str(deleted.Json(), {"status", "phase"}), "Terminating");
+  // The content and then the namespace go right after the response (as kube's namespace
+  // controller does it, only sooner): poll briefly instead of racing the purge.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (client().Get("/api/v1/namespaces/team").status != 404 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // integration test: real server
+  }
   EXPECT_EQ(client().Get("/api/v1/namespaces/team/configmaps/a").status, 404);
   EXPECT_EQ(client().Get("/api/v1/namespaces/team").status, 404);
 }

@@ -12,6 +12,7 @@
 #include <kube/base/result.hpp>
 #include <kube/core/gvk.hpp>
 #include <kube/core/object.hpp>
+#include <kube/core/type_schema.hpp>
 
 namespace kube::apiserver {
 
@@ -65,6 +66,11 @@ struct ResourceInfo {
 
   /// Table columns for `kubectl get`; empty = the default NAME + AGE (+ CREATED AT semantics).
   std::vector<TableColumn> table_columns;
+
+  /// The object type's schema (merge keys/strategies for strategic merge patch, list and map
+  /// types for server-side apply, validation and pruning for custom resources); nullptr = unknown
+  /// (no strategic merge metadata, every list atomic, nothing pruned).
+  TypeSchemaPtr schema;
 
   /// When set, objects live under this storage prefix instead of the computed one; used when two
   /// API views share objects (core/v1 and events.k8s.io/v1 Events).

@@ -48,6 +48,19 @@ HttpHandler NewRestHandler(Storage& storage, Registry& registry, RestOptions opt
 /// **Errors:** storage failures.
 Result<void> EnsureSystemObjects(Storage& storage, Registry& registry, Clock& clock);
 
+/// The controllers the embedded server runs in process (what kube-controller-manager would run
+/// for the resources it serves; see docs/apiserver-controllers.md).
+struct ControllerOptions {
+  /// Garbage collector: ownerReferences, background/foreground/orphan propagation.
+  bool garbage_collector = true;
+  /// Namespace controller: deletes the content of a Terminating namespace, then finalizes it.
+  bool namespace_controller = true;
+  /// How often a Terminating namespace whose content is held by finalizers is re-checked.
+  Clock::Duration namespace_resync = std::chrono::seconds(1);
+  /// Events are deleted this long after their last write (kube's --event-ttl); 0 disables it.
+  Clock::Duration event_ttl = std::chrono::hours(1);
+};
+
 /// Options of `ApiServer::Start`.
 struct ApiServerOptions {
   /// Where the PKI, token, kubeconfig and the sqlite database live. May be empty only with memory
@@ -62,6 +75,7 @@ struct ApiServerOptions {
   StorageOptions storage_options;
   Clock* clock = nullptr;  ///< nullptr = RealClock::Instance(); also used by storage if it has none
   RestOptions rest;        ///< its clock defaults to `clock`
+  ControllerOptions controllers;
 };
 
 /// The embedded Kubernetes-compatible API server: storage + registry (built-ins) + REST +

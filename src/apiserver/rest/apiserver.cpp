@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 #include <boost/json.hpp>
 
@@ -11,6 +12,7 @@
 #include <kube/core/status.hpp>
 #include <kube/core/time.hpp>
 
+#include "apiserver/controllers/controllers.hpp"
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/write_util.hpp"
 
@@ -91,7 +93,13 @@ struct ApiServer::Impl {
   std::string kubeconfig;
   std::string url;
   uint16_t port = 0;
+  std::unique_ptr<rest::Env> env;  // what the in-process controllers work with
+  std::vector<std::unique_ptr<controllers::Controller>> controllers;
   std::unique_ptr<HttpServer> server;  // last: stopped and destroyed before what it serves
+
+  void StopControllers() {
+    for (auto& c : controllers) c->Stop();
+  }
 };
 
 ApiServer::ApiServer(PrivateTag, std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -99,6 +107,7 @@ ApiServer::ApiServer(PrivateTag, std::unique_ptr<Impl> impl) : impl_(std::move(i
 ApiServer::~ApiServer() {
   Stop();
   impl_->server.reset();
+  impl_->controllers.clear();
 }
 
 Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions options) {
@@ -155,6 +164,17 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions options) {
     impl->token = *token;
     http.bearer_token = *token;
   }
+  impl->env = std::make_unique<rest::Env>(rest::Env{*impl->storage, *impl->registry, rest, *rest.clock});
+  const ControllerOptions& ctl = options.controllers;
+  if (ctl.garbage_collector) impl->controllers.push_back(controllers::NewGarbageCollector(*impl->env));
+  if (ctl.namespace_controller) {
+    impl->controllers.push_back(controllers::NewNamespaceController(*impl->env, ctl.namespace_resync));
+  }
+  if (ctl.event_ttl > Clock::Duration::zero()) {
+    impl->controllers.push_back(controllers::NewEventTtlController(*impl->env, ctl.event_ttl));
+  }
+  for (auto& c : impl->controllers) c->Start();
+
   impl->server = NewHttpServer(http, std::move(handler));
   KUBE_RETURN_IF_ERROR(impl->server->Start());
   impl->port = impl->server->port();
@@ -179,7 +199,9 @@ Storage& ApiServer::storage() { return *impl_->storage; }
 Registry& ApiServer::registry() { return *impl_->registry; }
 
 void ApiServer::Stop() {
-  if (impl_ != nullptr && impl_->server != nullptr) impl_->server->Stop();
+  if (impl_ == nullptr) return;
+  if (impl_->server != nullptr) impl_->server->Stop();
+  impl_->StopControllers();
 }
 
 }  // namespace kube::apiserver

@@ -83,9 +83,8 @@ void CopySystemMetadata(json::object& obj, const json::object& old) {
   CopyMember(meta, old_meta, "deletionGracePeriodSeconds");
 }
 
-// kube's ShouldDeleteDuringUpdate: the update removed the last finalizer of an object whose
-// deletion was requested with no grace period; namespaces also need an empty spec.finalizers
-// (ShouldDeleteNamespaceDuringUpdate).
+}  // namespace
+
 bool ShouldDeleteDuringUpdate(const ResourceInfo& info, const json::object& obj, const json::object& old) {
   const auto& old_meta = MetadataOf(old);
   if (!old_meta.contains("deletionTimestamp")) return false;
@@ -102,7 +101,6 @@ bool ShouldDeleteDuringUpdate(const ResourceInfo& info, const json::object& obj,
   return true;
 }
 
-}  // namespace
 
 std::string NewUid() {
   auto& rng = Rng();

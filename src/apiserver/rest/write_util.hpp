@@ -83,6 +83,12 @@ Result<void> CheckUpdateResourceVersion(const Request& r, const boost::json::obj
 /// URL's. **Errors:** 400 BadRequest with kube's messages.
 Result<void> CheckNameAndNamespace(const Request& r, const boost::json::object& obj);
 
+/// kube's ShouldDeleteDuringUpdate: an update of `old` (being deleted, with no grace period left)
+/// to `obj` removed its last finalizer, so the object is deleted instead of written; namespaces
+/// also need an empty `spec.finalizers` (ShouldDeleteNamespaceDuringUpdate).
+bool ShouldDeleteDuringUpdate(const ResourceInfo& info, const boost::json::object& obj,
+                              const boost::json::object& old);
+
 /// Deletes the stored object `kv` (named `name`, of resource `gr`) if it is still at its revision,
 /// writing the tombstone (its last state) at the delete's revision.
 /// **Errors:** storage Conflict (the object changed: callers re-read and retry) / NotFound, mapped.

@@ -1,8 +1,34 @@
 #include <kube/cache/reflector.hpp>
 
+#include <charconv>
+
 #include <fmt/format.h>
 
 namespace kube::cache {
+
+struct Reflector::Metrics {
+  std::unique_ptr<CounterMetric> lists;
+  std::unique_ptr<HistogramMetric> list_duration;
+  std::unique_ptr<HistogramMetric> items_per_list;
+  std::unique_ptr<CounterMetric> watches;
+  std::unique_ptr<CounterMetric> short_watches;
+  std::unique_ptr<HistogramMetric> watch_duration;
+  std::unique_ptr<HistogramMetric> items_per_watch;
+  std::unique_ptr<GaugeMetric> last_resource_version;
+  std::unique_ptr<CounterMetric> expired;
+  std::size_t watch_events = 0;  // events of the watch in progress
+
+  static void Inc(const std::unique_ptr<CounterMetric>& m) {
+    if (m) m->Inc();
+  }
+  static void Observe(const std::unique_ptr<HistogramMetric>& m, double v) {
+    if (m) m->Observe(v);
+  }
+};
+
+namespace {
+double Seconds(Clock::Duration d) { return std::chrono::duration<double>(d).count(); }
+}  // namespace
 
 std::string_view ReflectorStateName(ReflectorState state) {
   switch (state) {
@@ -92,7 +118,23 @@ Reflector::Reflector(ListerWatcher& lw, ReflectorStore& store, ReflectorOptions 
       clock_(options_.clock ? *options_.clock : RealClock::Instance()),
       log_(log::Logger("reflector").With("name", options_.name)),
       backoff_(options_.backoff, clock_),
-      watch_list_enabled_(options_.use_watch_list) {}
+      watch_list_enabled_(options_.use_watch_list),
+      metrics_(std::make_unique<Metrics>()) {
+  if (MetricsProvider* p = options_.metrics; p != nullptr) {
+    const std::string_view n = options_.name;
+    metrics_->lists = p->NewListsMetric(n);
+    metrics_->list_duration = p->NewListDurationMetric(n);
+    metrics_->items_per_list = p->NewItemsInListMetric(n);
+    metrics_->watches = p->NewWatchesMetric(n);
+    metrics_->short_watches = p->NewShortWatchesMetric(n);
+    metrics_->watch_duration = p->NewWatchDurationMetric(n);
+    metrics_->items_per_watch = p->NewItemsInWatchMetric(n);
+    metrics_->last_resource_version = p->NewLastResourceVersionMetric(n);
+    metrics_->expired = p->NewExpiredMetric(n);
+  }
+}
+
+Reflector::~Reflector() = default;
 
 std::string Reflector::LastSyncResourceVersion() const {
   MutexLock lock(mu_);
@@ -111,6 +153,14 @@ int64_t Reflector::ListCount() const {
 
 void Reflector::SetLastSync(std::string rv) {
   if (rv.empty()) return;
+  if (metrics_->last_resource_version) {
+    // Resource versions are opaque; the etcd-backed ones are integers, which the gauge shows.
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), n);
+    if (ec == std::errc() && end == rv.data() + rv.size()) {
+      metrics_->last_resource_version->Set(static_cast<double>(n));
+    }
+  }
   MutexLock lock(mu_);
   last_sync_rv_ = std::move(rv);
 }
@@ -144,6 +194,8 @@ ReflectorEvent Reflector::DoList(std::stop_token stop) {
   std::vector<ObjectPtr> items;
   std::string list_rv;
   bool paging = false;
+  Metrics::Inc(metrics_->lists);
+  const Clock::TimePoint start = clock_.Now();
   while (true) {
     if (stop.stop_requested()) return ReflectorEvent::kStopRequested;
     auto page = lw_.List(opts);
@@ -160,7 +212,10 @@ ReflectorEvent Reflector::DoList(std::stop_token stop) {
         continue;
       }
       ReportError(e);
-      if (IsExpiredOrTooLarge(e)) return ReflectorEvent::kListExpired;
+      if (IsExpiredOrTooLarge(e)) {
+        Metrics::Inc(metrics_->expired);
+        return ReflectorEvent::kListExpired;
+      }
       return ReflectorEvent::kListFailed;
     }
     if (!paging) list_rv = page->resource_version;
@@ -175,6 +230,8 @@ ReflectorEvent Reflector::DoList(std::stop_token stop) {
     ReportError(replaced.error());
     return ReflectorEvent::kListFailed;
   }
+  Metrics::Observe(metrics_->list_duration, Seconds(clock_.Since(start)));
+  Metrics::Observe(metrics_->items_per_list, static_cast<double>(items.size()));
   SetLastSync(list_rv);
   relist_from_storage_ = false;
   MutexLock lock(mu_);
@@ -211,19 +268,28 @@ Result<void> Reflector::ApplyEvent(const WatchEvent& ev) {
 ReflectorEvent Reflector::DoWatch(std::stop_token stop, bool watch_list) {
   const ListOptions opts = WatchOptions(watch_list);
   const auto start = clock_.Now();
+  if (watch_list) Metrics::Inc(metrics_->lists);
+  Metrics::Inc(metrics_->watches);
   auto stream = lw_.Watch(opts);
   if (!stream.ok()) {
     const Error& e = stream.error();
     ReportError(e);
     if (IsTransport(e) || IsTooManyRequests(e)) return ReflectorEvent::kWatchRetriable;
-    if (IsExpiredOrTooLarge(e)) return ReflectorEvent::kWatchExpired;
+    if (IsExpiredOrTooLarge(e)) {
+      Metrics::Inc(metrics_->expired);
+      return ReflectorEvent::kWatchExpired;
+    }
     if (watch_list && e.code >= 400 && e.code < 500) return ReflectorEvent::kWatchListUnsupported;
     return watch_list ? ReflectorEvent::kWatchListFailed : ReflectorEvent::kWatchFailed;
   }
   WatchStream& w = **stream;
   std::stop_callback on_stop(stop, [&w] { w.Stop(); });
+  metrics_->watch_events = 0;
   const ReflectorEvent ev = HandleStream(w, stop, watch_list, start);
   w.Stop();
+  Metrics::Observe(metrics_->watch_duration, Seconds(clock_.Since(start)));
+  Metrics::Observe(metrics_->items_per_watch, static_cast<double>(metrics_->watch_events));
+  if (ev == ReflectorEvent::kWatchExpired) Metrics::Inc(metrics_->expired);
   return ev;
 }
 
@@ -250,12 +316,14 @@ ReflectorEvent Reflector::HandleStream(WatchStream& stream, std::stop_token stop
       if (events == 0 && clock_.Since(start) < std::chrono::seconds(1)) {
         ReportError(InternalError("very short watch: unexpected watch close - watch lasted less "
                                   "than a second and no items received"));
+        Metrics::Inc(metrics_->short_watches);
         return ReflectorEvent::kWatchFailed;
       }
       return ReflectorEvent::kWatchEnded;
     }
     const WatchEvent& ev = **next;
     ++events;
+    metrics_->watch_events = events;
     if (ev.type == WatchEventType::kError) {
       const Error e = ev.error ? *ev.error : InternalError("watch ERROR event without a Status");
       ReportError(e);
@@ -272,6 +340,8 @@ ReflectorEvent Reflector::HandleStream(WatchStream& stream, std::stop_token stop
           ReportError(replaced.error());
           return ReflectorEvent::kWatchListFailed;
         }
+        Metrics::Observe(metrics_->list_duration, Seconds(clock_.Since(start)));
+        Metrics::Observe(metrics_->items_per_list, static_cast<double>(initial.size()));
         initial.clear();
         initial_done = true;
         SetLastSync(rv);

@@ -58,12 +58,46 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
     return errors_;
   }
 
+  void OnSynced(std::function<void()> fn) override {
+    if (!fn) return;
+    {
+      MutexLock lock(mu_);
+      if (!synced_) {
+        on_synced_.push_back(std::move(fn));
+        fn = nullptr;
+      }
+    }
+    if (fn) {
+      fn();
+      return;
+    }
+    MaybeNotifySynced();
+  }
+
+  // Latches synced_ and runs the OnSynced callbacks once HasSynced holds. Called whenever one
+  // of its two conditions may have become true: the informer synced (NotifyIfSynced), the last
+  // initial notification was handled (Loop), and at Loop start / OnSynced for late listeners.
+  void MaybeNotifySynced() {
+    // The FIFO's lock is taken before ours elsewhere (Pop -> Distribute -> Add): read the
+    // informer's state first. It only goes from false to true.
+    const bool informer_synced = informer_.HasSynced();
+    std::vector<std::function<void()>> callbacks;
+    {
+      MutexLock lock(mu_);
+      if (synced_ || !informer_synced || pending_initial_ != 0) return;
+      synced_ = true;
+      callbacks.swap(on_synced_);
+    }
+    for (auto& fn : callbacks) fn();
+  }
+
   // Resync bookkeeping, guarded by the informer's listeners_mu_.
   Clock::Duration resync_period;
   Clock::TimePoint next_resync{};
 
  private:
   void Loop(std::stop_token stop) {
+    MaybeNotifySynced();
     while (true) {
       Notification n;
       {
@@ -88,9 +122,14 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
         failed = true;
         log::Error("event handler threw a non-standard exception", {{"informer", informer_.Name()}});
       }
-      MutexLock lock(mu_);
-      if (failed) ++errors_;
-      if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) --pending_initial_;
+      bool check_synced = false;
+      {
+        MutexLock lock(mu_);
+        if (failed) ++errors_;
+        if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) --pending_initial_;
+        check_synced = !synced_ && pending_initial_ == 0;
+      }
+      if (check_synced) MaybeNotifySynced();
     }
   }
 
@@ -101,6 +140,8 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
   std::deque<Notification> buffer_ KUBE_GUARDED_BY(mu_);
   int64_t pending_initial_ KUBE_GUARDED_BY(mu_) = 0;
   int64_t errors_ KUBE_GUARDED_BY(mu_) = 0;
+  bool synced_ KUBE_GUARDED_BY(mu_) = false;  // latched: HasSynced held once
+  std::vector<std::function<void()>> on_synced_ KUBE_GUARDED_BY(mu_);  // run when synced_ is set
   std::jthread thread_;
 };
 
@@ -108,18 +149,23 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
 class SharedIndexInformer::StoreAdapter final : public ReflectorStore {
  public:
   explicit StoreAdapter(SharedIndexInformer& informer) : informer_(informer) {}
-  Result<void> Add(const ObjectPtr& obj) override { return informer_.fifo_.Add(T(obj)); }
-  Result<void> Update(const ObjectPtr& obj) override { return informer_.fifo_.Update(T(obj)); }
-  Result<void> Delete(const ObjectPtr& obj) override { return informer_.fifo_.Delete(T(obj)); }
+  Result<void> Add(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Add(T(obj))); }
+  Result<void> Update(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Update(T(obj))); }
+  Result<void> Delete(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Delete(T(obj))); }
   Result<void> Replace(const std::vector<ObjectPtr>& list, std::string_view rv) override {
-    if (!informer_.transform_) return informer_.fifo_.Replace(list, rv);
+    if (!informer_.transform_) return Notify(informer_.fifo_.Replace(list, rv));
     std::vector<ObjectPtr> transformed;
     transformed.reserve(list.size());
     for (const auto& o : list) transformed.push_back(T(o));
-    return informer_.fifo_.Replace(transformed, rv);
+    return Notify(informer_.fifo_.Replace(transformed, rv));
   }
 
  private:
+  // An empty first list syncs the FIFO here, with nothing for Pop to hand out.
+  Result<void> Notify(Result<void> r) {
+    informer_.NotifyIfSynced();
+    return r;
+  }
   ObjectPtr T(const ObjectPtr& obj) const {
     if (!informer_.transform_ || !obj) return obj;
     try {
@@ -145,6 +191,7 @@ SharedIndexInformer::SharedIndexInformer(std::shared_ptr<ListerWatcher> lw, Info
   ReflectorOptions ropts = options_.reflector;
   if (ropts.name == "reflector") ropts.name = options_.name;
   if (ropts.clock == nullptr) ropts.clock = &clock_;
+  if (ropts.metrics != nullptr) store_items_ = ropts.metrics->NewStoreItemsMetric(ropts.name);
   reflector_ = std::make_unique<Reflector>(*lw_, *store_adapter_, std::move(ropts));
 }
 
@@ -202,6 +249,18 @@ Result<void> SharedIndexInformer::SetTransform(TransformFunc transform) {
 }
 
 bool SharedIndexInformer::HasSynced() const { return fifo_.HasSynced(); }
+
+void SharedIndexInformer::NotifyIfSynced() {
+  if (sync_announced_.load(std::memory_order_acquire) || !fifo_.HasSynced()) return;
+  if (sync_announced_.exchange(true)) return;
+  // A listener added after this copy sees the informer synced when its thread starts.
+  std::vector<std::shared_ptr<Listener>> listeners;
+  {
+    MutexLock lock(listeners_mu_);
+    listeners = listeners_;
+  }
+  for (auto& l : listeners) l->MaybeNotifySynced();
+}
 
 bool SharedIndexInformer::IsStopped() const {
   MutexLock lock(listeners_mu_);
@@ -313,6 +372,8 @@ void SharedIndexInformer::Run(std::stop_token stop) {
     while (!stop.stop_requested()) {
       auto popped = fifo_.Pop([this](const Deltas& deltas, bool initial) { return HandleDeltas(deltas, initial); });
       if (!popped.ok() && fifo_.IsClosed()) break;
+      if (store_items_) store_items_->Set(static_cast<double>(indexer_.Size()));
+      NotifyIfSynced();
     }
   }
   reflector_thread.request_stop();

@@ -166,8 +166,11 @@ Result<std::shared_ptr<RestClient>> RestClient::Create(const Config& config, Res
     if (!made) return std::move(made).error();
     transport = std::move(made).value();
   }
-  return std::make_shared<RestClient>(PrivateTag{}, config, host->base_path, clock, std::move(transport),
-                                      std::move(auth));
+  auto client = std::make_shared<RestClient>(PrivateTag{}, config, host->base_path, clock, std::move(transport),
+                                             std::move(auth));
+  client->metrics_ = std::move(options.metrics);
+  client->metrics_host_ = host->server.substr(host->server.find("://") + 3);
+  return client;
 }
 
 RestClientStats RestClient::Stats() const {
@@ -216,6 +219,7 @@ Result<RestClient::Outcome> RestClient::Execute(const Request& request, std::sto
 
     Outcome out;
     Result<void> sent = Ok();
+    const Clock::TimePoint attempt_start = clock_.Now();
     if (streaming) {
       auto opened = transport_->Open(*http);
       if (!opened) {
@@ -243,6 +247,13 @@ Result<RestClient::Outcome> RestClient::Execute(const Request& request, std::sto
       }
     }
 
+    if (metrics_) {
+      const std::string code = sent.ok() ? std::to_string(out.response.status) : std::string(kRequestErrorCode);
+      metrics_->Observe(RequestSample{.verb = http->method,
+                                      .host = metrics_host_,
+                                      .code = code,
+                                      .latency = clock_.Now() - attempt_start});
+    }
     if (!sent.ok()) {
       Error err = std::move(sent).error();
       if (request.method == "GET" && IsConnectionReset(err) && retries < config_.max_retries) {

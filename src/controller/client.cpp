@@ -9,9 +9,6 @@
 namespace kube::controller {
 namespace {
 
-// Informer sync has no notification of its own; poll as client-go's WaitForCacheSync does.
-constexpr auto kSyncPollInterval = std::chrono::milliseconds(10);
-
 std::optional<std::uint64_t> ParseRv(std::string_view rv) {
   std::uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
@@ -66,17 +63,35 @@ Result<cache::SharedIndexInformer*> Client::Informer(const GroupVersionResource&
       MutexLock lock(mu_);
       raced = !watched_.emplace(gvr, Watched{informer, *reg}).second;
     }
-    if (raced) (void)informer->RemoveEventHandler(*reg);
+    if (raced) {
+      (void)informer->RemoveEventHandler(*reg);
+    } else {
+      // The registration syncs right after the informer (its handler only bumps a counter):
+      // wake the waits below then, instead of polling HasSynced.
+      (*reg)->OnSynced([signal = signal_] {
+        MutexLock lock(signal->mu);
+        ++signal->events;
+        signal->cv.SignalAll();
+      });
+    }
     factory_.Start();  // starts the new informer (a no-op for running ones)
   }
+  if (informer->HasSynced()) return informer;
   const bool bounded = options_.cache_sync_timeout > Clock::Duration::zero();
-  const Clock::TimePoint deadline = clock_.Now() + options_.cache_sync_timeout;
+  const Clock::TimePoint deadline =
+      bounded ? clock_.Now() + options_.cache_sync_timeout : Clock::TimePoint::max();
+  std::stop_callback wake(stop, [signal = signal_] {
+    MutexLock lock(signal->mu);
+    signal->cv.SignalAll();
+  });
+  MutexLock lock(signal_->mu);
+  // The sync callback signals under signal_->mu: a check made under it cannot miss the wake-up.
   while (!informer->HasSynced()) {
     if (stop.stop_requested()) return CanceledError("client: stopped while waiting for the cache of " + gvr.String());
     if (bounded && clock_.Now() >= deadline) {
       return MakeError(504, reason::kTimeout, "client: timed out waiting for the cache of " + gvr.String() + " to sync");
     }
-    clock_.SleepFor(kSyncPollInterval, stop);
+    clock_.WaitUntil(signal_->cv, signal_->mu, deadline);
   }
   return informer;
 }

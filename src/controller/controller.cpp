@@ -8,9 +8,12 @@
 namespace kube::controller {
 namespace {
 
-// How often Start re-checks its sources while waiting for them to sync (client-go polls at
-// 100 ms; handler registrations have no notification of their own).
-constexpr auto kSyncPollInterval = std::chrono::milliseconds(10);
+// Wakes Start's wait for the sources' sync. Shared with the sources' sync callbacks, which may
+// run after Start returned.
+struct SyncSignal {
+  Mutex mu;
+  CondVar cv;
+};
 
 std::unique_ptr<workqueue::RateLimiter<Request>> MakeLimiter(const ControllerOptions& o, Clock& clock) {
   if (o.rate_limiter) {
@@ -72,14 +75,30 @@ Result<void> Controller::Watch(std::shared_ptr<Source> source, std::shared_ptr<E
   return {};
 }
 
-bool Controller::SourcesSynced() {
-  std::vector<std::shared_ptr<Source>> sources;
-  {
-    MutexLock lock(mu_);
-    for (const auto& w : watches_) sources.push_back(w.source);
-  }
-  for (const auto& s : sources) {
-    if (!s->HasSynced()) return false;
+bool Controller::WaitForSourcesSynced(const std::vector<Watched>& watches, std::stop_token stop) {
+  auto signal = std::make_shared<SyncSignal>();
+  auto wake = [signal] {
+    MutexLock lock(signal->mu);
+    signal->cv.SignalAll();
+  };
+  for (const auto& w : watches) w.source->OnSynced(wake);
+  std::stop_callback on_stop(stop, wake);
+  const bool bounded = options_.cache_sync_timeout > Clock::Duration::zero();
+  const Clock::TimePoint deadline =
+      bounded ? clock_.Now() + options_.cache_sync_timeout : Clock::TimePoint::max();
+  MutexLock lock(signal->mu);
+  auto all_synced = [&watches] {
+    for (const auto& w : watches) {
+      if (!w.source->HasSynced()) return false;
+    }
+    return true;
+  };
+  // Every wake-up takes signal->mu: a check made under it cannot miss a sync that follows it.
+  // Sources added by Watch after Start are not waited for (as in controller-runtime).
+  while (!all_synced()) {
+    if (stop.stop_requested()) return false;
+    if (bounded && clock_.Now() >= deadline) return false;
+    clock_.WaitUntil(signal->cv, signal->mu, deadline);
   }
   return true;
 }
@@ -118,22 +137,13 @@ Result<void> Controller::Start(std::stop_token stop) {
   }
 
   // Wait for the sources' initial state: workers started earlier would reconcile against a
-  // partial cache (and, e.g., create objects that already exist).
-  const bool bounded = options_.cache_sync_timeout > Clock::Duration::zero();
-  const Clock::TimePoint sync_deadline = clock_.Now() + options_.cache_sync_timeout;
-  while (!SourcesSynced()) {
-    if (stop.stop_requested()) {
-      finish();
-      return {};
-    }
-    if (bounded && clock_.Now() >= sync_deadline) {
-      finish();
-      return MakeError(504, reason::kTimeout,
-                       "controller " + Name() + ": timed out waiting for cache to be synced");
-    }
-    Clock::TimePoint wake = clock_.Now() + kSyncPollInterval;
-    if (bounded && wake > sync_deadline) wake = sync_deadline;
-    clock_.SleepUntil(wake, stop);
+  // partial cache (and, e.g., create objects that already exist). The sources wake the wait
+  // when they sync; nothing polls.
+  if (!WaitForSourcesSynced(watches, stop)) {
+    const bool timed_out = !stop.stop_requested();
+    finish();
+    if (!timed_out) return {};
+    return MakeError(504, reason::kTimeout, "controller " + Name() + ": timed out waiting for cache to be synced");
   }
 
   log_.Info("Starting workers", {{"worker count", options_.max_concurrent_reconciles}});

@@ -287,12 +287,31 @@ class ManualSource final : public Source {
     return dispatcher;
   }
   bool HasSynced() const override { return synced.load(); }
+  void OnSynced(std::function<void()> notify) override {
+    std::lock_guard lock(mu);
+    observers.push_back(std::move(notify));
+  }
+  // Marks the source synced and wakes the observers, as an informer-backed source does.
+  void SetSynced() {
+    synced = true;
+    std::vector<std::function<void()>> copy;
+    {
+      std::lock_guard lock(mu);
+      copy = observers;
+    }
+    for (auto& fn : copy) fn();
+  }
+  std::size_t Observers() {
+    std::lock_guard lock(mu);
+    return observers.size();
+  }
   void Stop() override { stopped = true; }
   std::string String() const override { return "manual"; }
   std::atomic<bool> synced{false};
   std::atomic<bool> stopped{false};
   std::mutex mu;
   std::shared_ptr<const EventDispatcher> dispatcher;
+  std::vector<std::function<void()>> observers;
 };
 
 TEST(Controller, StartTimesOutWhenSourcesNeverSync) {
@@ -327,11 +346,33 @@ TEST(Controller, WorkersStartOnlyAfterSourcesSynced) {
   ASSERT_TRUE(clock.BlockUntilWaiters(1));
   clock.Advance(1s);
   EXPECT_EQ(calls.load(), 0);  // queued, but no worker yet
-  src->synced = true;
-  ASSERT_TRUE(Eventually([&] {
-    clock.Advance(10ms);
-    return calls.load() == 1;
-  }));
+  EXPECT_EQ(src->Observers(), 1u);
+  // The sync notification alone wakes the controller: the fake clock does not move, so a
+  // controller that polled HasSynced on its clock would never see it.
+  src->SetSynced();
+  ASSERT_TRUE(Eventually([&] { return calls.load() == 1; }));
+  EXPECT_TRUE(run.Stop().ok());
+}
+
+TEST(Controller, SourceFoundSyncedAtTheCacheSyncDeadlineIsNotATimeout) {
+  // A source that syncs without notifying is only looked at again when the deadline wakes the
+  // wait; the check made then comes before the timeout verdict.
+  FakeClock clock;
+  std::atomic<int> calls{0};
+  auto c = Make({.name = "silent", .cache_sync_timeout = 1min, .clock = &clock},
+                [&](ReconcileContext&, const Request&) -> Result<ReconcileResult> {
+                  ++calls;
+                  return ReconcileResult::Done();
+                });
+  auto src = std::make_shared<ManualSource>();
+  ASSERT_TRUE(c->Watch(src, EnqueueRequestForObject()).ok());
+  Running run(c);
+  ASSERT_TRUE(Eventually([&] { return src->Dispatcher() != nullptr; }));
+  src->Dispatcher()->OnCreate({.object = Obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"ns"}})")});
+  ASSERT_TRUE(clock.BlockUntilWaiters(1));
+  src->synced = true;  // no notification
+  clock.Advance(1min);
+  ASSERT_TRUE(Eventually([&] { return calls.load() == 1; }));
   EXPECT_TRUE(run.Stop().ok());
 }
 

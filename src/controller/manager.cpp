@@ -45,35 +45,6 @@ std::string DefaultIdentity() {
   return id + "_" + std::to_string(suffix);
 }
 
-// The REST client of a Config with its transport instrumented for rest_client_* metrics.
-Result<std::shared_ptr<client::RestClient>> InstrumentedRestClient(const client::Config& config, Clock& clock,
-                                                                   RestClientMetrics& metrics) {
-  auto auth = client::NewAuthenticator(config, clock);
-  if (!auth.ok()) return std::move(auth).error();
-  client::HttpTransportOptions t;
-  t.server = config.host;
-  t.tls.ca_pem = config.ca_pem;
-  t.tls.client_cert_pem = config.client_cert_pem;
-  t.tls.client_key_pem = config.client_key_pem;
-  t.tls.server_name = config.tls_server_name;
-  t.tls.insecure_skip_verify = config.insecure_skip_tls_verify;
-  t.proxy_url = config.proxy_url;
-  if (config.exec) {
-    std::shared_ptr<client::Authenticator> a = *auth;
-    t.client_certificate = [a]() { return a->ClientCert(); };
-  }
-  auto transport = client::NewHttpTransport(std::move(t));
-  if (!transport.ok()) return std::move(transport).error();
-  std::string host = config.host;
-  if (auto pos = host.find("://"); pos != std::string::npos) host = host.substr(pos + 3);
-  if (auto pos = host.find('/'); pos != std::string::npos) host = host.substr(0, pos);
-  return client::RestClient::Create(
-      config, client::RestClientOptions{
-                  .clock = &clock,
-                  .transport = NewInstrumentedTransport(std::move(transport).value(), metrics, host),
-                  .authenticator = std::move(auth).value()});
-}
-
 }  // namespace
 
 struct Manager::Internals {
@@ -81,7 +52,8 @@ struct Manager::Internals {
   Clock* clock = nullptr;
   // Declared before everything that reports to it.
   std::unique_ptr<MetricsRegistry> registry = std::make_unique<MetricsRegistry>();
-  std::unique_ptr<RestClientMetrics> rest_metrics;
+  std::shared_ptr<RestClientMetrics> rest_metrics;                  // the REST client's hook
+  std::unique_ptr<cache::MetricsProvider> informer_metrics;         // the reflectors' hook
   std::shared_ptr<client::RestClient> rest;
   std::unique_ptr<client::RestMapper> mapper;
   std::unique_ptr<cache::SharedInformerFactory> factory;
@@ -181,14 +153,18 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
   if (options.graceful_shutdown_timeout < Clock::Duration::zero()) {
     return BadRequest("manager: graceful_shutdown_timeout must not be negative");
   }
-  in->rest_metrics = std::make_unique<RestClientMetrics>(*in->registry);
+  in->rest_metrics = std::make_shared<RestClientMetrics>(*in->registry);
+  in->informer_metrics = NewInformerMetricsProvider(*in->registry);
   if (options.rest != nullptr) {
-    in->rest = options.rest;
+    in->rest = options.rest;  // reports to its own RestClientOptions::metrics, if any
   } else {
-    auto rest = InstrumentedRestClient(options.config, *in->clock, *in->rest_metrics);
+    auto rest = client::RestClient::Create(options.config,
+                                           client::RestClientOptions{.clock = in->clock, .metrics = in->rest_metrics});
     if (!rest.ok()) return std::move(rest).error();
     in->rest = std::move(rest).value();
   }
+  cache::ReflectorOptions reflector_options;
+  reflector_options.metrics = in->informer_metrics.get();
   in->mapper = std::make_unique<client::RestMapper>(std::make_shared<client::DiscoveryClient>(in->rest),
                                                     client::RestMapperOptions{}, *in->clock);
   in->factory = std::make_unique<cache::SharedInformerFactory>(
@@ -196,7 +172,7 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
       cache::InformerFactoryOptions{.default_resync = options.sync_period,
                                     .scope = {.ns = options.ns},
                                     .transform = StripManagedFields,
-                                    .reflector = {},
+                                    .reflector = reflector_options,
                                     .clock = in->clock});
   ClientOptions copts = options.client;
   copts.cache_sync_timeout = options.cache_sync_timeout;

@@ -596,17 +596,24 @@ void ControllerMetrics::AddActiveWorkers(int delta) { active_workers_->Add(delta
 
 // ---------------------------------------------------------------------------------------------
 
+std::vector<double> RestClientDurationBuckets() { return ExponentialBuckets(0.001, 2, 10); }
+
 RestClientMetrics::RestClientMetrics(MetricsRegistry& r)
     : requests_(r.Counter(kRestClientRequestsMetric,
                           "Number of HTTP requests, partitioned by status code, method, and host.",
                           {"code", "method", "host"})),
-      duration_(r.Histogram(kRestClientDurationMetric, "Request latency in seconds. Broken down by verb.",
-                            {"verb"}, ExponentialBuckets(0.001, 2, 10))) {}
+      duration_(r.Histogram(kRestClientDurationMetric,
+                            "Request latency in seconds. Broken down by verb, and host.", {"verb", "host"},
+                            RestClientDurationBuckets())) {}
+
+void RestClientMetrics::Observe(const client::RequestSample& sample) {
+  Observe(sample.verb, sample.code, sample.host, std::chrono::duration<double>(sample.latency).count());
+}
 
 void RestClientMetrics::Observe(std::string_view method, std::string_view code, std::string_view host,
                                 double seconds) {
   requests_.With({code, method, host}).Inc();
-  duration_.With({method}).Observe(seconds);
+  duration_.With({method, host}).Observe(seconds);
 }
 
 namespace {
@@ -646,6 +653,121 @@ class InstrumentedTransport final : public client::Transport {
 std::shared_ptr<client::Transport> NewInstrumentedTransport(std::shared_ptr<client::Transport> inner,
                                                             RestClientMetrics& metrics, std::string host) {
   return std::make_shared<InstrumentedTransport>(std::move(inner), metrics, std::move(host));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::vector<double> ReflectorListDurationBuckets() { return ExponentialBuckets(0.001, 2, 16); }
+std::vector<double> ReflectorWatchDurationBuckets() { return ExponentialBuckets(1, 2, 12); }
+std::vector<double> ReflectorItemsBuckets() { return ExponentialBuckets(1, 4, 10); }
+
+namespace {
+
+class CacheCounter final : public cache::CounterMetric {
+ public:
+  explicit CacheCounter(Counter& c) : c_(c) {}
+  void Inc() override { c_.Inc(); }
+
+ private:
+  Counter& c_;
+};
+
+class CacheGauge final : public cache::GaugeMetric {
+ public:
+  explicit CacheGauge(Gauge& g) : g_(g) {}
+  void Set(double v) override { g_.Set(v); }
+
+ private:
+  Gauge& g_;
+};
+
+class CacheHistogram final : public cache::HistogramMetric {
+ public:
+  explicit CacheHistogram(Histogram& h) : h_(h) {}
+  void Observe(double v) override { h_.Observe(v); }
+
+ private:
+  Histogram& h_;
+};
+
+class InformerMetricsProvider final : public cache::MetricsProvider {
+ public:
+  explicit InformerMetricsProvider(MetricsRegistry& r)
+      : lists_(r.Counter(cache::kReflectorListsMetric, "Total number of API lists done by the reflectors",
+                         {"name"})),
+        list_duration_(r.Histogram(cache::kReflectorListDurationMetric,
+                                   "How long an API list takes to return and decode for the reflectors",
+                                   {"name"}, ReflectorListDurationBuckets())),
+        items_per_list_(r.Histogram(cache::kReflectorItemsPerListMetric,
+                                    "How many items an API list returns to the reflectors", {"name"},
+                                    ReflectorItemsBuckets())),
+        watches_(r.Counter(cache::kReflectorWatchesMetric, "Total number of API watches done by the reflectors",
+                           {"name"})),
+        short_watches_(r.Counter(cache::kReflectorShortWatchesMetric,
+                                 "Total number of short API watches done by the reflectors", {"name"})),
+        watch_duration_(r.Histogram(cache::kReflectorWatchDurationMetric,
+                                    "How long an API watch takes to return and decode for the reflectors",
+                                    {"name"}, ReflectorWatchDurationBuckets())),
+        items_per_watch_(r.Histogram(cache::kReflectorItemsPerWatchMetric,
+                                     "How many items an API watch returns to the reflectors", {"name"},
+                                     ReflectorItemsBuckets())),
+        last_rv_(r.Gauge(cache::kReflectorLastResourceVersionMetric,
+                         "Last resource version seen for the reflectors", {"name"})),
+        expired_(r.Counter(cache::kReflectorExpiredMetric,
+                           "Total number of lists and watches answered 410 Expired (or a too large "
+                           "resource version), each forcing a relist",
+                           {"name"})),
+        store_items_(r.Gauge(cache::kInformerStoreItemsMetric, "Number of objects in the informer's cache",
+                             {"name"})) {}
+
+  std::unique_ptr<cache::CounterMetric> NewListsMetric(std::string_view n) override {
+    return std::make_unique<CacheCounter>(lists_.With({n}));
+  }
+  std::unique_ptr<cache::HistogramMetric> NewListDurationMetric(std::string_view n) override {
+    return std::make_unique<CacheHistogram>(list_duration_.With({n}));
+  }
+  std::unique_ptr<cache::HistogramMetric> NewItemsInListMetric(std::string_view n) override {
+    return std::make_unique<CacheHistogram>(items_per_list_.With({n}));
+  }
+  std::unique_ptr<cache::CounterMetric> NewWatchesMetric(std::string_view n) override {
+    return std::make_unique<CacheCounter>(watches_.With({n}));
+  }
+  std::unique_ptr<cache::CounterMetric> NewShortWatchesMetric(std::string_view n) override {
+    return std::make_unique<CacheCounter>(short_watches_.With({n}));
+  }
+  std::unique_ptr<cache::HistogramMetric> NewWatchDurationMetric(std::string_view n) override {
+    return std::make_unique<CacheHistogram>(watch_duration_.With({n}));
+  }
+  std::unique_ptr<cache::HistogramMetric> NewItemsInWatchMetric(std::string_view n) override {
+    return std::make_unique<CacheHistogram>(items_per_watch_.With({n}));
+  }
+  std::unique_ptr<cache::GaugeMetric> NewLastResourceVersionMetric(std::string_view n) override {
+    return std::make_unique<CacheGauge>(last_rv_.With({n}));
+  }
+  std::unique_ptr<cache::CounterMetric> NewExpiredMetric(std::string_view n) override {
+    return std::make_unique<CacheCounter>(expired_.With({n}));
+  }
+  std::unique_ptr<cache::GaugeMetric> NewStoreItemsMetric(std::string_view n) override {
+    return std::make_unique<CacheGauge>(store_items_.With({n}));
+  }
+
+ private:
+  CounterVec& lists_;
+  HistogramVec& list_duration_;
+  HistogramVec& items_per_list_;
+  CounterVec& watches_;
+  CounterVec& short_watches_;
+  HistogramVec& watch_duration_;
+  HistogramVec& items_per_watch_;
+  GaugeVec& last_rv_;
+  CounterVec& expired_;
+  GaugeVec& store_items_;
+};
+
+}  // namespace
+
+std::unique_ptr<cache::MetricsProvider> NewInformerMetricsProvider(MetricsRegistry& registry) {
+  return std::make_unique<InformerMetricsProvider>(registry);
 }
 
 }  // namespace kube::controller

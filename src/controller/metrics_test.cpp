@@ -230,7 +230,7 @@ TEST(RestClientMetrics, InstrumentedTransportCountsCodesMethodsAndErrors) {
   EXPECT_THAT(text, HasSubstr("rest_client_requests_total{code=\"200\",method=\"GET\",host=\"10.0.0.1:6443\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("rest_client_requests_total{code=\"404\",method=\"GET\",host=\"10.0.0.1:6443\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("rest_client_requests_total{code=\"<error>\",method=\"POST\",host=\"10.0.0.1:6443\"} 1\n"));
-  EXPECT_THAT(text, HasSubstr("rest_client_request_duration_seconds_count{verb=\"GET\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("rest_client_request_duration_seconds_count{verb=\"GET\",host=\"10.0.0.1:6443\"} 2\n"));
   EXPECT_THAT(text, Not(HasSubstr("verb=\"PUT\"")));
 }
 

@@ -67,11 +67,15 @@ class KindSource final : public Source {
     };
     auto reg = informer.AddEventHandler(std::move(handler));
     if (!reg.ok()) return std::move(reg).error();
+    std::vector<std::function<void()>> observers;
     {
       MutexLock lock(mu_);
       registrations_.push_back(*reg);
       started_informer_ = &informer;
+      observers = sync_observers_;
     }
+    // Outside mu_: a registration that already synced calls the observer at once.
+    for (auto& fn : observers) (*reg)->OnSynced(fn);
     // Informers created after the factory started start at once; otherwise this starts them.
     if (factory_ != nullptr) factory_->Start();
     return {};
@@ -84,6 +88,18 @@ class KindSource final : public Source {
       if (!r->HasSynced()) return false;
     }
     return true;
+  }
+
+  void OnSynced(std::function<void()> notify) override {
+    if (!notify) return;
+    std::vector<std::shared_ptr<cache::HandlerRegistration>> regs;
+    {
+      MutexLock lock(mu_);
+      sync_observers_.push_back(notify);
+      regs = registrations_;
+    }
+    // Each registration calls it once when it syncs; HasSynced needs all of them.
+    for (const auto& r : regs) r->OnSynced(notify);
   }
 
   void Stop() override {
@@ -115,6 +131,8 @@ class KindSource final : public Source {
   mutable Mutex mu_;
   std::vector<std::shared_ptr<cache::HandlerRegistration>> registrations_ KUBE_GUARDED_BY(mu_);
   cache::SharedIndexInformer* started_informer_ KUBE_GUARDED_BY(mu_) = nullptr;  // owned elsewhere
+  // OnSynced observers, attached to every registration (including those Start adds later).
+  std::vector<std::function<void()>> sync_observers_ KUBE_GUARDED_BY(mu_);
 };
 
 }  // namespace

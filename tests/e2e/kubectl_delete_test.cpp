@@ -1,6 +1,7 @@
 // kubectl 1.32 deletion against the embedded API server: `delete --cascade=background|foreground|
 // orphan` with owner references (the built-in garbage collector does the cascading), `wait
-// --for=delete`, and a namespace deletion that completes. Skipped without kubectl.
+// --for=delete`, a namespace deletion that completes, and `kubectl scale` of a Deployment.
+// Skipped without kubectl.
 #include <string>
 
 #include <boost/json.hpp>
@@ -105,6 +106,35 @@ TEST_F(KubectlDeleteTest, NamespaceDeletionCompletes) {
   const CommandResult forbidden = Kubectl("delete namespace kube-system");
   EXPECT_NE(forbidden.exit_code, 0);
   EXPECT_NE(forbidden.output.find("this namespace may not be deleted"), std::string::npos) << forbidden.output;
+}
+
+TEST_F(KubectlDeleteTest, ScaleDeploymentThroughTheScaleSubresource) {
+  Namespace("scale");
+  Ok("create -f " + File("web.yaml", R"(apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: scale
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: c
+        image: nginx
+)"));
+  EXPECT_EQ(Ok("scale deployment web -n scale --replicas=5"), "deployment.apps/web scaled\n");
+  EXPECT_EQ(Ok("get deployment web -n scale -o jsonpath={.spec.replicas}/{.metadata.generation}"), "5/2");
+  const CommandResult wrong = Kubectl("scale deployment web -n scale --current-replicas=3 --replicas=1");
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_NE(wrong.output.find("Expected replicas to be 3, was 5"), std::string::npos) << wrong.output;
+  const std::string scale = Ok("get --raw /apis/apps/v1/namespaces/scale/deployments/web/scale");
+  EXPECT_NE(scale.find(R"("kind":"Scale","apiVersion":"autoscaling/v1")"), std::string::npos) << scale;
+  EXPECT_NE(scale.find(R"("selector":"app=web")"), std::string::npos) << scale;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <kube/base/mutex.hpp>
 #include <kube/base/result.hpp>
 #include <kube/cache/lister_watcher.hpp>
+#include <kube/cache/metrics.hpp>
 #include <kube/core/object.hpp>
 
 namespace kube::cache {
@@ -86,6 +87,10 @@ struct ReflectorOptions {
   std::function<void(const Error&)> watch_error_handler{};
   Clock* clock = nullptr;  ///< nullptr = RealClock
   RandomSource rand{};       ///< for the watch timeout; empty = UniformRandom01
+  /// Where the `reflector_*` metrics go (labelled with `name`); nullptr = none. Non-owning: used
+  /// only in the constructor (see MetricsProvider for the handles' lifetime). A
+  /// SharedIndexInformer also reports `informer_store_items` through it.
+  MetricsProvider* metrics = nullptr;
 };
 
 /// client-go's Reflector: keeps a ReflectorStore in sync with the server through list + watch,
@@ -96,6 +101,9 @@ class Reflector final {
  public:
   /// `lw` and `store` must outlive the reflector.
   Reflector(ListerWatcher& lw, ReflectorStore& store, ReflectorOptions options = {});
+  ~Reflector();
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
 
   /// Lists and watches until `stop` is requested. **Blocks.**
   void Run(std::stop_token stop);
@@ -115,6 +123,8 @@ class Reflector final {
   void SetLastSync(std::string rv);
   void ReportError(const Error& e);
   ListOptions WatchOptions(bool watch_list);
+  struct Metrics;  // the handles from ReflectorOptions::metrics (each may be null)
+
 
   ListerWatcher& lw_;
   ReflectorStore& store_;
@@ -128,6 +138,7 @@ class Reflector final {
   std::string last_sync_rv_ KUBE_GUARDED_BY(mu_);
   ReflectorState state_ KUBE_GUARDED_BY(mu_) = ReflectorState::kList;
   int64_t list_count_ KUBE_GUARDED_BY(mu_) = 0;
+  std::unique_ptr<Metrics> metrics_;  // set in the constructor, then only used by the Run thread
 };
 
 }  // namespace kube::cache

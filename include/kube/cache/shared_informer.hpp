@@ -18,6 +18,7 @@
 #include <kube/cache/delta_fifo.hpp>
 #include <kube/cache/indexer.hpp>
 #include <kube/cache/lister_watcher.hpp>
+#include <kube/cache/metrics.hpp>
 #include <kube/cache/reflector.hpp>
 #include <kube/core/object.hpp>
 
@@ -82,6 +83,13 @@ class HandlerRegistration {
   virtual bool HasSynced() const = 0;
   /// Notifications this handler threw on.
   virtual int64_t HandlerErrors() const = 0;
+  /// Calls `fn` once, as soon as HasSynced() holds: at once on the calling thread when it
+  /// already does, otherwise later on an informer or handler thread. Lets a caller wait for the
+  /// sync on its own condition variable instead of polling. `fn` must be cheap and must not
+  /// block or call back into the informer. Not called for a handler removed (or an informer
+  /// stopped) before it synced, unless the removal races with the sync: the function must stay
+  /// safe to call until the registration is destroyed.
+  virtual void OnSynced(std::function<void()> fn) = 0;
 };
 
 /// client-go's SharedIndexInformer: one reflector and one indexed cache for a resource, shared by
@@ -137,6 +145,8 @@ class SharedIndexInformer final {
   void Distribute(const Notification& n, bool sync) KUBE_REQUIRES(listeners_mu_);
   void ResyncLoop(std::stop_token stop);
   bool ShouldResync() KUBE_EXCLUDES(listeners_mu_);
+  // Tells the listeners, once, that the informer has synced (they then check their own backlog).
+  void NotifyIfSynced() KUBE_EXCLUDES(listeners_mu_);
 
   InformerOptions options_;
   Clock& clock_;
@@ -158,6 +168,8 @@ class SharedIndexInformer final {
   // Written only before Run starts (SetTransform refuses afterwards); thread start orders the
   // write before every read on the reflector thread.
   TransformFunc transform_{};
+  std::atomic<bool> sync_announced_{false};  // NotifyIfSynced has told the listeners
+  std::unique_ptr<GaugeMetric> store_items_;  // informer_store_items; null without metrics
 };
 
 }  // namespace kube::cache

@@ -11,6 +11,7 @@
 #include <kube/base/result.hpp>
 #include <kube/client/auth.hpp>
 #include <kube/client/config.hpp>
+#include <kube/client/metrics.hpp>
 #include <kube/client/rate_limiter.hpp>
 #include <kube/client/transport.hpp>
 #include <kube/core/gvk.hpp>
@@ -64,6 +65,8 @@ struct RestClientOptions {
   Clock* clock = nullptr;                        ///< time for throttling and retries; nullptr = RealClock
   std::shared_ptr<Transport> transport{};        ///< nullptr = NewHttpTransport from the Config
   std::shared_ptr<Authenticator> authenticator{};  ///< nullptr = NewAuthenticator from the Config
+  /// Receives one sample per HTTP attempt (see RequestMetrics); nullptr = none.
+  std::shared_ptr<RequestMetrics> metrics{};
 };
 
 /// Sends API requests: throttles them (token bucket), adds User-Agent, Accept, credentials and
@@ -111,6 +114,9 @@ class RestClient final {
   std::shared_ptr<Transport> transport_;
   std::shared_ptr<Authenticator> authenticator_;  // may be null
   std::unique_ptr<TokenBucketRateLimiter> limiter_;  // null when throttling is disabled
+  // Set by Create before the client is shared, then read-only.
+  std::shared_ptr<RequestMetrics> metrics_;  // may be null
+  std::string metrics_host_;                 // the server's authority, the samples' host
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> retries_{0};
   std::atomic<std::uint64_t> auth_refreshes_{0};

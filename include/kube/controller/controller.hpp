@@ -125,7 +125,8 @@ class Controller final : public Runnable {
   Outcome Handle(const Request& request, const Result<ReconcileResult>& result, bool timed_out,
                  const log::Logger& log);
   void TimeoutLoop(std::stop_token stop) KUBE_EXCLUDES(timeout_mu_);
-  bool SourcesSynced() KUBE_EXCLUDES(mu_);
+  // Blocks until every source synced (true), or stop / the cache-sync timeout (false).
+  bool WaitForSourcesSynced(const std::vector<Watched>& watches, std::stop_token stop) KUBE_EXCLUDES(mu_);
   void StopSources() KUBE_EXCLUDES(mu_);
 
   const ControllerOptions options_;

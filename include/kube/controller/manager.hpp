@@ -48,7 +48,10 @@ struct LeaderElectionOptions {
 struct ManagerOptions {
   /// How to reach the API server. Ignored when `rest` is set.
   client::Config config{};
-  /// An existing REST client to share (tests, programs that built one already).
+  /// An existing REST client to share (tests, programs that built one already). Its requests
+  /// appear in `rest_client_*` only if it was created with `RestClientOptions::metrics` (e.g. a
+  /// `RestClientMetrics` on a registry of its own); a client the manager builds from `config`
+  /// always reports to the manager's registry.
   std::shared_ptr<client::RestClient> rest{};
   /// Restrict the caches to one namespace ("" = all namespaces).
   std::string ns{};
@@ -101,7 +104,8 @@ class Manager final {
   const std::shared_ptr<client::RestClient>& GetRestClient() const;
   /// The manager's clock.
   Clock& GetClock() const;
-  /// The registry served on /metrics (controllers, queues and the REST client report to it).
+  /// The registry served on /metrics (controllers, queues, informers and the REST client report
+  /// to it).
   MetricsRegistry& GetMetricsRegistry();
   /// The options the manager was created with.
   const ManagerOptions& GetOptions() const;

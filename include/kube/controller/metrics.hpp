@@ -6,7 +6,9 @@
 /// metric sets of client-go and controller-runtime under their usual names:
 /// - `NewWorkqueueMetricsProvider(registry)`: `workqueue_*{name}` for `kube::workqueue` queues;
 /// - `ReconcileMetrics`: `controller_runtime_*{controller}`;
-/// - `RestClientMetrics` + `NewInstrumentedTransport`: `rest_client_*` for `kube::client`.
+/// - `NewInformerMetricsProvider(registry)`: `reflector_*{name}` and `informer_store_items{name}`
+///   for `kube::cache` reflectors and informers;
+/// - `RestClientMetrics` (a `client::RequestMetrics`): `rest_client_*` for `kube::client`.
 ///
 /// Hot paths resolve a child once and keep the reference:
 /// ```cpp
@@ -28,6 +30,8 @@
 #include <vector>
 
 #include <kube/base/mutex.hpp>
+#include <kube/cache/metrics.hpp>
+#include <kube/client/metrics.hpp>
 #include <kube/client/transport.hpp>
 #include <kube/workqueue/metrics.hpp>
 
@@ -310,14 +314,21 @@ class ControllerMetrics final {
 inline constexpr std::string_view kRestClientRequestsMetric = "rest_client_requests_total";
 inline constexpr std::string_view kRestClientDurationMetric = "rest_client_request_duration_seconds";
 
+/// Buckets of `rest_client_request_duration_seconds` (1 ms .. 512 ms, factor 2).
+std::vector<double> RestClientDurationBuckets();
+
 /// `rest_client_requests_total{code,method,host}` and
-/// `rest_client_request_duration_seconds{verb}` in a registry.
+/// `rest_client_request_duration_seconds{verb,host}` in a registry (client-go's labels). Pass it
+/// as `client::RestClientOptions::metrics`: the REST client then reports every HTTP attempt,
+/// retries included.
 /// **Thread-safety:** all members may be called concurrently. **Lifetime:** the registry must
 /// outlive it.
-class RestClientMetrics final {
+class RestClientMetrics final : public client::RequestMetrics {
  public:
   /// Registers the two families in `registry` (idempotent).
   explicit RestClientMetrics(MetricsRegistry& registry);
+  /// Records one attempt reported by a RestClient.
+  void Observe(const client::RequestSample& sample) override;
   /// Records one HTTP exchange: `code` is the status code, or "<error>" for a transport error
   /// (client-go's convention); `method` the HTTP method ("GET", ...).
   void Observe(std::string_view method, std::string_view code, std::string_view host,
@@ -331,9 +342,29 @@ class RestClientMetrics final {
 /// Wraps `inner` so that every `Do` and `Open` is recorded in `metrics` (one sample per attempt,
 /// so retries count, as in client-go; an `Open` is timed until its response headers). `host` is
 /// the `host` label (e.g. "127.0.0.1:6443"). Pass the result as `RestClientOptions::transport`.
+/// Prefer `RestClientOptions::metrics` (the client's own hook, which the Manager uses); this
+/// decorator remains for clients whose transport is built by hand.
 /// **Lifetime:** `metrics` must outlive the returned transport.
 std::shared_ptr<client::Transport> NewInstrumentedTransport(std::shared_ptr<client::Transport> inner,
                                                             RestClientMetrics& metrics,
                                                             std::string host);
+
+// ---------------------------------------------------------------------------------------------
+// Informer metrics (client-go reflector names).
+
+/// Buckets of `reflector_list_duration_seconds` (1 ms .. ~33 s, factor 2).
+std::vector<double> ReflectorListDurationBuckets();
+/// Buckets of `reflector_watch_duration_seconds` (1 s .. 2048 s, factor 2: watches last 5-10 min).
+std::vector<double> ReflectorWatchDurationBuckets();
+/// Buckets of `reflector_items_per_list` / `reflector_items_per_watch` (1 .. 262144, factor 4).
+std::vector<double> ReflectorItemsBuckets();
+
+/// A `kube::cache::MetricsProvider` that registers the `reflector_*` families and
+/// `informer_store_items` (label `name`, the reflector's / informer's name) in `registry` and
+/// hands out handles to one child per reflector. client-go exports the duration and item
+/// counts as summaries; they are histograms here. Pass it as `ReflectorOptions::metrics` (the
+/// Manager puts it in its informer factory's options).
+/// **Lifetime:** `registry` must outlive the provider and every reflector created with it.
+std::unique_ptr<cache::MetricsProvider> NewInformerMetricsProvider(MetricsRegistry& registry);
 
 }  // namespace kube::controller

@@ -4,6 +4,7 @@
 /// a resource through a shared informer; `Channel` delivers objects the program pushes.
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -56,6 +57,13 @@ class Source {
   /// True once the source has delivered its initial state (Kind: the informer synced and the
   /// handler processed the initial list). The controller starts its workers only then.
   virtual bool HasSynced() const = 0;
+  /// Arranges for `notify` to be called whenever HasSynced may have become true, so that the
+  /// controller waits for the sync on a condition variable instead of polling. The controller
+  /// calls it once, after Start. `notify` may run at once on the calling thread (when already
+  /// synced), later on any thread, and more than once; it only wakes the waiter, which re-checks
+  /// HasSynced. An implementation must call it at least once after HasSynced turns true, and
+  /// must not hold its own locks while calling it. `notify` is cheap and does not block.
+  virtual void OnSynced(std::function<void()> notify) = 0;
   /// Stops delivering to every dispatcher (idempotent). Events in flight may still arrive.
   virtual void Stop() = 0;
   /// A description for logs ("kind source: apps/v1, Resource=deployments").
@@ -84,6 +92,10 @@ class Channel final : public Source {
   void Push(ObjectPtr object) KUBE_EXCLUDES(mu_);
   Result<void> Start(std::shared_ptr<const EventDispatcher> dispatcher) override KUBE_EXCLUDES(mu_);
   bool HasSynced() const override { return true; }
+  /// Calls `notify` at once: a channel is always synced.
+  void OnSynced(std::function<void()> notify) override {
+    if (notify) notify();
+  }
   void Stop() override KUBE_EXCLUDES(mu_);
   std::string String() const override { return "channel source"; }
 

@@ -13,6 +13,7 @@
 #include <kube/core/time.hpp>
 
 #include "apiserver/controllers/controllers.hpp"
+#include "apiserver/controllers/crd_controller.hpp"
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/write_util.hpp"
 
@@ -134,6 +135,12 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions options) {
   }
   impl->registry = std::make_unique<Registry>();
   RegisterBuiltins(*impl->registry);
+  {  // CRDs: status + registration inside every CRD write, cleanup thread (CRD helper)
+    auto crd = std::make_unique<controllers::CrdController>(*impl->registry, *impl->clock);
+    impl->storage = crd->WrapStorage(std::move(impl->storage));
+    KUBE_RETURN_IF_ERROR(crd->RegisterStored());
+    impl->controllers.push_back(std::move(crd));
+  }
   KUBE_RETURN_IF_ERROR(EnsureSystemObjects(*impl->storage, *impl->registry, *impl->clock));
 
   RestOptions rest = options.rest;

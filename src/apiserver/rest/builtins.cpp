@@ -6,6 +6,10 @@
 
 #include <utility>
 
+#include "apiserver/rest/builtin_schema.hpp"
+#include "apiserver/rest/crd.hpp"
+#include "apiserver/rest/strategy.hpp"
+
 namespace kube::apiserver {
 namespace {
 
@@ -18,12 +22,14 @@ ResourceInfo Core(std::string resource, std::string singular, std::string kind, 
   info.kind = std::move(kind);
   info.list_kind = info.kind + "List";
   info.namespaced = namespaced;
+  info.schema = rest::BuiltinSchema(rest::KindOf(info));
   return info;
 }
 
 ResourceInfo Grouped(std::string group, std::string resource, std::string singular, std::string kind) {
   ResourceInfo info = Core(std::move(resource), std::move(singular), std::move(kind), true);
   info.group = std::move(group);
+  info.schema = rest::BuiltinSchema(rest::KindOf(info));
   return info;
 }
 
@@ -151,6 +157,7 @@ void RegisterBuiltins(Registry& registry) {
     ev.storage_prefix_override = core_events.StoragePrefix();
     registry.Add(std::move(ev));
   }
+  rest::RegisterCustomResourceDefinitions(registry);  // apiextensions.k8s.io/v1 (CRD helper)
 }
 
 }  // namespace kube::apiserver

@@ -71,20 +71,33 @@ Result<OutputFormat> Negotiate(const Request& r, bool is_list) {
 }
 
 void RespondObject(const Env& env, const Request& r, const OutputFormat& f, int code,
-                   std::string_view served_json) {
+                   std::string_view served_json, const std::vector<std::pair<std::string, std::string>>& headers) {
   switch (f.kind) {
     case OutputKind::kObject:
-      r.w.Respond(code, kJson, served_json);
+      r.w.Respond(code, kJson, served_json, headers);
       return;
     case OutputKind::kTable:
       r.w.Respond(code, ContentTypeFor(f.kind),
-                  RenderObjectTable(*r.info, ParseServed(served_json), MakeTableOptions(env, f)));
+                  RenderObjectTable(*r.info, ParseServed(served_json), MakeTableOptions(env, f)), headers);
       return;
     case OutputKind::kPartialObjectMetadata:
     case OutputKind::kPartialObjectMetadataList:
-      r.w.Respond(code, ContentTypeFor(f.kind), RenderPartialObjectMetadata(*ParseServed(served_json)));
+      r.w.Respond(code, ContentTypeFor(f.kind), RenderPartialObjectMetadata(*ParseServed(served_json)), headers);
       return;
   }
+}
+
+std::vector<std::pair<std::string, std::string>> WarningHeaders(const std::vector<std::string>& warnings) {
+  std::vector<std::pair<std::string, std::string>> headers;
+  for (const auto& w : warnings) {
+    std::string quoted;
+    for (char c : w) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    headers.emplace_back("Warning", "299 - \"" + quoted + "\"");
+  }
+  return headers;
 }
 
 void RespondList(const Env& env, const Request& r, const OutputFormat& f, const ListPage& page) {

@@ -26,9 +26,14 @@ struct OutputFormat {
 /// **Errors:** 406 NotAcceptable; 400 for a bad `includeObject`.
 Result<OutputFormat> Negotiate(const Request& r, bool is_list);
 
-/// Answers with one object (`served_json` = the object as the resource serves it).
+/// Answers with one object (`served_json` = the object as the resource serves it), with extra
+/// response `headers` (e.g. `Warning`).
 void RespondObject(const Env& env, const Request& r, const OutputFormat& f, int code,
-                   std::string_view served_json);
+                   std::string_view served_json,
+                   const std::vector<std::pair<std::string, std::string>>& headers = {});
+
+/// The `Warning: 299 - "<text>"` headers kube sends for field-validation warnings.
+std::vector<std::pair<std::string, std::string>> WarningHeaders(const std::vector<std::string>& warnings);
 
 /// One page of a list, with the stored values of its items.
 struct ListPage {

@@ -1,7 +1,6 @@
-// PATCH (apiserver-semantics.md §3.3): JSON Patch and JSON Merge Patch applied to the current
-// object (as served), then run as an update. Strategic merge is served only for the patches where
-// it coincides with JSON Merge Patch (no lists, no `$` directives: maps merge, null deletes,
-// scalars replace); any other strategic merge patch and apply are not served yet (415).
+// PATCH (apiserver-semantics.md §3.3): JSON Patch, JSON Merge Patch and (built-in kinds only)
+// strategic merge patch applied to the current object (as served), then run as an update.
+// Custom resources answer 415 to strategic merge patch, as kube's CR handler does.
 
 #include <boost/json.hpp>
 
@@ -9,12 +8,16 @@
 #include <kube/core/json_patch.hpp>
 #include <kube/core/merge_patch.hpp>
 #include <kube/core/status.hpp>
+#include <kube/core/strategic_merge.hpp>
 
+#include "apiserver/rest/apply.hpp"
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/ops.hpp"
 #include "apiserver/rest/output.hpp"
 #include "apiserver/rest/scale.hpp"
+#include "apiserver/rest/schema_validation.hpp"
+#include "apiserver/rest/strategy.hpp"
 #include "apiserver/rest/write_util.hpp"
 
 namespace kube::apiserver::rest {
@@ -22,16 +25,29 @@ namespace json = boost::json;
 namespace {
 
 // The patch types served now, in kube's order (the 415 message lists them).
+// Custom resources: no strategic merge patch.
 const std::vector<std::string>& AcceptedPatchTypes() {
   static const std::vector<std::string> k = {std::string(ContentType(PatchType::kJson)),
-                                             std::string(ContentType(PatchType::kMerge))};
+                                             std::string(ContentType(PatchType::kMerge)),
+                                             std::string(ContentType(PatchType::kApply))};
   return k;
 }
 
-// Applies the decoded patch to `target`. JSON Patch failures are kube's generic 422 ("the server
-// rejected our request...") with the patch error as its cause.
-Result<json::value> ApplyPatch(PatchType type, const json::value& target, const json::value& patch) {
+// Built-in resources, in kube-apiserver's order.
+const std::vector<std::string>& BuiltinPatchTypes() {
+  static const std::vector<std::string> k = {
+      std::string(ContentType(PatchType::kJson)), std::string(ContentType(PatchType::kMerge)),
+      std::string(ContentType(PatchType::kStrategicMerge)), std::string(ContentType(PatchType::kApply))};
+  return k;
+}
+
+// Applies the decoded patch to `target`; `schema` (nullable) carries the merge keys and strategies
+// strategic merge patch needs. JSON Patch failures are kube's generic 422 ("the server rejected
+// our request...") with the patch error as its cause.
+Result<json::value> ApplyPatch(PatchType type, const json::value& target, const json::value& patch,
+                               const TypeSchema* schema) {
   if (type == PatchType::kMerge) return ApplyMergePatch(target, patch);
+  if (type == PatchType::kStrategicMerge) return ApplyStrategicMergePatch(target, patch, schema);
   auto patched = ApplyJsonPatch(target, patch);
   if (!patched.ok() && patched.error().code == 422) {
     return ErrorFromResponse(422, patched.error().message, {});
@@ -39,17 +55,10 @@ Result<json::value> ApplyPatch(PatchType type, const json::value& target, const 
   return patched;
 }
 
-// True when a strategic merge patch means exactly what the same document means as a JSON Merge
-// Patch: it holds no arrays (whose merge depends on the field's patchStrategy/patchMergeKey) and
-// no `$`-prefixed directive keys ($patch, $retainKeys, $setElementOrder/..., $deleteFromPrimitiveList/...).
-bool StrategicMergeIsMergePatch(const json::value& patch) {
-  if (patch.is_array()) return false;
-  if (!patch.is_object()) return true;
-  for (const auto& [key, value] : patch.get_object()) {
-    if (!key.empty() && key.front() == '$') return false;
-    if (!StrategicMergeIsMergePatch(value)) return false;
-  }
-  return true;
+// Custom resources: everything the built-in tables do not know, except the CRD objects
+// themselves (typed objects in kube, which accept strategic merge patch).
+bool IsCustomResource(const ResourceInfo& info) {
+  return KindOf(info) == BuiltinKind::kGeneric && info.group != "apiextensions.k8s.io";
 }
 
 }  // namespace
@@ -58,7 +67,14 @@ void HandlePatch(const Env& env, Request& r) {
   auto opts = PatchOptions::FromQuery(r.http.query);
   if (!opts.ok()) return RespondError(r.w, opts.error());
   auto type = PatchTypeFromContentType(r.http.Header("content-type").value_or(""));
-  if (!type || *type == PatchType::kApply) {
+  if (!type) {
+    return RespondError(r.w, NewUnsupportedMediaType(IsCustomResource(*r.info) ? AcceptedPatchTypes()
+                                                                               : BuiltinPatchTypes()));
+  }
+  if (*type == PatchType::kApply) return HandleApply(env, r, *opts);  // apply.cpp
+  // Custom resources have no patch metadata: kube's CR handler does not accept strategic merge
+  // patch at all, and lists exactly json-patch, merge-patch and apply-patch.
+  if (*type == PatchType::kStrategicMerge && IsCustomResource(*r.info)) {
     return RespondError(r.w, NewUnsupportedMediaType(AcceptedPatchTypes()));
   }
   auto dry_run = ValidateWriteOptions(opts->dry_run, opts->field_validation, "PatchOptions");
@@ -71,16 +87,9 @@ void HandlePatch(const Env& env, Request& r) {
   if (!format.ok()) return RespondError(r.w, format.error());
   auto patch = ParseJson(r.http.body);
   if (!patch.ok()) return RespondError(r.w, NewBadRequest("error decoding patch: " + patch.error().message));
-  if (*type == PatchType::kStrategicMerge) {
-    if (!patch->is_object()) {
-      return RespondError(r.w, NewBadRequest("json: cannot unmarshal " + std::string(JsonTypeName(*patch)) +
-                                             " into Go value of type map[string]interface {}"));
-    }
-    // Lists and directives need the schema's merge keys, which come with API server II.
-    if (!StrategicMergeIsMergePatch(*patch)) {
-      return RespondError(r.w, NewUnsupportedMediaType(AcceptedPatchTypes()));
-    }
-    type = PatchType::kMerge;
+  if (*type == PatchType::kStrategicMerge && !patch->is_object()) {
+    return RespondError(r.w, NewBadRequest("json: cannot unmarshal " + std::string(JsonTypeName(*patch)) +
+                                           " into Go value of type map[string]interface {}"));
   }
   if (*type == PatchType::kJson && !patch->is_array()) {
     return RespondError(r.w, NewBadRequest("json: cannot unmarshal " + std::string(JsonTypeName(*patch)) +
@@ -94,7 +103,7 @@ void HandlePatch(const Env& env, Request& r) {
     auto result = UpdateScale(
         env, r,
         [&](const json::object& current) -> Result<json::object> {
-          auto patched = ApplyPatch(*type, current, *patch);
+          auto patched = ApplyPatch(*type, current, *patch, nullptr);
           if (!patched.ok()) return std::move(patched).error();
           if (!patched->is_object()) return NewBadRequest("the patched Scale is not a JSON object");
           return std::move(patched->get_object());
@@ -104,22 +113,25 @@ void HandlePatch(const Env& env, Request& r) {
     return r.w.Respond(200, "application/json", json::serialize(*result));
   }
 
+  std::vector<std::string> warnings;
   auto result = GuaranteedUpdate(
       env, r, r.sub,
       [&](const json::object& current, Revision current_rv) -> Result<json::object> {
+        warnings.clear();
         json::object view = current;
         StoredToView(*r.info, view);
-        auto patched = ApplyPatch(*type, view, *patch);
+        auto patched = ApplyPatch(*type, view, *patch, r.info->schema.get());
         if (!patched.ok()) return std::move(patched).error();
         auto obj = DecodeObject(r, std::move(*patched), r.info->ApiVersion(), r.info->kind);
         if (!obj.ok()) return obj;
+        KUBE_RETURN_IF_ERROR(CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings));
         KUBE_RETURN_IF_ERROR(CheckNameAndNamespace(r, *obj));
         KUBE_RETURN_IF_ERROR(CheckUpdateResourceVersion(r, *obj, current_rv));
         return obj;
       },
       [&]() -> Result<json::object> { return NewNotFound(r.Gr(), r.path.name); }, *dry_run);
   if (!result.ok()) return RespondError(r.w, result.error());
-  RespondObject(env, r, *format, 200, ServedJson(*r.info, result->stored));
+  RespondObject(env, r, *format, 200, ServedJson(*r.info, result->stored), WarningHeaders(warnings));
 }
 
 }  // namespace kube::apiserver::rest

@@ -4,10 +4,12 @@
 
 #include <boost/json.hpp>
 
+#include <kube/core/json.hpp>
 #include <kube/core/json_pointer.hpp>
 #include <kube/core/label_selector.hpp>
 
 #include "apiserver/rest/json_util.hpp"
+#include "apiserver/rest/schema_validation.hpp"
 
 namespace kube::apiserver::rest {
 namespace json = boost::json;
@@ -174,6 +176,7 @@ void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
     obj.erase("status");
   }
   if (info.tracks_generation) EnsureObject(obj, "metadata")["generation"] = 1;
+  if (kind == BuiltinKind::kGeneric) PrepareGenericKind(info, obj, /*creating=*/true);
   switch (kind) {
     case BuiltinKind::kNamespace: {
       auto& spec = EnsureObject(obj, "spec");
@@ -278,6 +281,10 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
     }
   }
 
+  // CRD defaulting; pruning and defaults of custom resources (before the generation check, so
+  // that pruned fields never count as a change).
+  if (kind == BuiltinKind::kGeneric) PrepareGenericKind(info, obj, /*creating=*/false);
+
   // Clients cannot set generation; it starts from the old value.
   auto& meta = EnsureObject(obj, "metadata");
   const auto& old_meta = MetadataOf(old);
@@ -300,6 +307,20 @@ Result<json::object> ScaleFromObject(const ResourceInfo& info, const json::objec
     if (const auto* v = meta.if_contains(key)) scale_meta[key] = *v;
   }
   json::value doc = obj;
+  if (KindOf(info) == BuiltinKind::kGeneric) {
+    // Custom resources (kube's scaleFromCustomResource): the spec replicas field must exist.
+    auto p = JsonPointer::Parse(info.scale_spec_replicas_path);
+    const json::value* v = p.ok() ? Find(doc, *p) : nullptr;
+    if (v == nullptr || !(v->is_int64() || v->is_uint64())) {
+      std::string path;
+      if (p.ok()) {
+        for (const auto& t : p->Tokens()) path += "." + t;
+      }
+      if (v == nullptr) return NewInternalError("the spec replicas field " + QuoteJson(path) + " does not exist");
+      return NewInternalError(".spec.replicas accessor error: " + SerializeJson(*v) + " is of the type " +
+                              std::string(JsonTypeName(*v)) + ", expected int64");
+    }
+  }
   auto read_int = [&](const std::string& pointer) -> int64_t {
     auto p = JsonPointer::Parse(pointer);
     if (!p.ok()) return 0;

@@ -10,6 +10,7 @@
 #include <kube/core/label_selector.hpp>
 
 #include "apiserver/rest/json_util.hpp"
+#include "apiserver/rest/schema_validation.hpp"
 #include "apiserver/rest/strategy.hpp"
 
 namespace kube::apiserver::rest {
@@ -231,6 +232,8 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, bool via_ev
       ValidateLegacyEvent(obj, via_events_v1, errs);
       break;
     case BuiltinKind::kGeneric:
+      ValidateGenericKind(info, obj, errs);  // CRDs and custom resources (schema_validation.hpp)
+      break;
     case BuiltinKind::kNamespace:
     case BuiltinKind::kService:
     case BuiltinKind::kServiceAccount:

@@ -10,6 +10,7 @@
 #include "apiserver/rest/ops.hpp"
 #include "apiserver/rest/output.hpp"
 #include "apiserver/rest/scale.hpp"
+#include "apiserver/rest/schema_validation.hpp"
 #include "apiserver/rest/write_util.hpp"
 
 namespace kube::apiserver::rest {
@@ -24,6 +25,10 @@ void HandleCreate(const Env& env, Request& r) {
   if (!format.ok()) return RespondError(r.w, format.error());
   auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind);
   if (!obj.ok()) return RespondError(r.w, obj.error());
+  std::vector<std::string> warnings;
+  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings); !known.ok()) {
+    return RespondError(r.w, known.error());
+  }
   auto& meta = EnsureObject(*obj, "metadata");
   const std::string name(StringAt(meta, "name"));
   if (auto admitted = AdmitNamespace(env, r, /*creating=*/true, name); !admitted.ok()) {
@@ -42,7 +47,7 @@ void HandleCreate(const Env& env, Request& r) {
   auto created = CreateObject(env, r, std::move(*obj), *dry_run,
                               KindOf(*r.info) == BuiltinKind::kEventV1);
   if (!created.ok()) return RespondError(r.w, created.error());
-  RespondObject(env, r, *format, 201, ServedJson(*r.info, created->stored));
+  RespondObject(env, r, *format, 201, ServedJson(*r.info, created->stored), WarningHeaders(warnings));
 }
 
 void HandleUpdate(const Env& env, Request& r) {
@@ -67,6 +72,10 @@ void HandleUpdate(const Env& env, Request& r) {
 
   auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind);
   if (!obj.ok()) return RespondError(r.w, obj.error());
+  std::vector<std::string> warnings;
+  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings); !known.ok()) {
+    return RespondError(r.w, known.error());
+  }
   if (auto named = CheckNameAndNamespace(r, *obj); !named.ok()) return RespondError(r.w, named.error());
   if (auto admitted = AdmitNamespace(env, r, false, r.path.name); !admitted.ok()) {
     return RespondError(r.w, admitted.error());
@@ -94,7 +103,8 @@ void HandleUpdate(const Env& env, Request& r) {
       },
       *dry_run);
   if (!result.ok()) return RespondError(r.w, result.error());
-  RespondObject(env, r, *format, result->created ? 201 : 200, ServedJson(*r.info, result->stored));
+  RespondObject(env, r, *format, result->created ? 201 : 200, ServedJson(*r.info, result->stored),
+                WarningHeaders(warnings));
 }
 
 }  // namespace kube::apiserver::rest

@@ -14,6 +14,7 @@
 
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/json_util.hpp"
+#include "apiserver/rest/url.hpp"
 
 namespace kube::apiserver::rest {
 namespace json = boost::json;
@@ -101,6 +102,56 @@ bool ShouldDeleteDuringUpdate(const ResourceInfo& info, const json::object& obj,
   return true;
 }
 
+
+namespace {
+
+// Only the writes kube's handlers run the field manager for (not DELETE's internal updates).
+bool TracksManagedFields(const Request& r) {
+  return r.http.method == "POST" || r.http.method == "PUT" || r.http.method == "PATCH";
+}
+
+std::string_view SubresourceName(Subresource sub) {
+  switch (sub) {
+    case Subresource::kStatus:
+      return "status";
+    case Subresource::kScale:
+      return "scale";
+    case Subresource::kFinalize:
+      return "finalize";
+    case Subresource::kNone:
+      break;
+  }
+  return "";
+}
+
+// The zero value of a built-in Go type has its non-pointer structs (spec, status) already.
+TrackOptions TrackOptionsFor(const ResourceInfo& info) {
+  TrackOptions options;
+  if (KindOf(info) != BuiltinKind::kGeneric) options.implicit = {"spec", "status"};
+  return options;
+}
+
+}  // namespace
+
+Result<WriteManager> RequestManager(const Env& env, const Request& r, Subresource sub) {
+  WriteManager who;
+  auto param = QueryParam(r.http.query, "fieldManager");
+  if (param.has_value() && !param->empty()) {
+    if (auto errs = ValidateFieldManager(*param); !errs.empty()) {
+      const char* kind = r.http.method == "POST" ? "CreateOptions"
+                         : r.http.method == "PUT" ? "UpdateOptions"
+                                                  : "PatchOptions";
+      return NewInvalid({"meta.k8s.io", kind}, "", errs);
+    }
+    who.manager = std::move(*param);
+  } else {
+    who.manager = ManagerFromUserAgent(r.http.Header("user-agent").value_or(""));
+  }
+  who.api_version = r.info->ApiVersion();
+  who.subresource = std::string(SubresourceName(sub));
+  who.time = FormatTime(env.clock.WallNow());
+  return who;
+}
 
 std::string NewUid() {
   auto& rng = Rng();
@@ -230,7 +281,7 @@ Result<bool> ValidateWriteOptions(const std::vector<std::string>& dry_run,
 }
 
 Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object obj, bool dry_run,
-                                 bool via_events_v1) {
+                                 bool via_events_v1, bool track_managed_fields) {
   const ResourceInfo& info = *r.info;
   {
     auto& meta = EnsureObject(obj, "metadata");
@@ -238,6 +289,13 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
     meta.erase("deletionGracePeriodSeconds");
   }
   PrepareForCreate(info, obj);
+  if (track_managed_fields && TracksManagedFields(r)) {
+    auto who = RequestManager(env, r, Subresource::kNone);
+    if (!who.ok()) return std::move(who).error();
+    TrackOptions options = TrackOptionsFor(info);
+    if (info.has_status) options.ignored.emplace_back("status");
+    TrackUpdate(nullptr, obj, *who, info.schema.get(), options);
+  }
   {
     auto& meta = EnsureObject(obj, "metadata");
     meta["uid"] = NewUid();
@@ -323,16 +381,23 @@ Result<WriteResult> DeleteStored(const Env& env, const GroupResource& gr, std::s
 }
 
 Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresource sub,
-                                     const UpdateFn& fn, const CreateFn& on_missing, bool dry_run) {
+                                     const UpdateFn& fn, const CreateFn& on_missing, bool dry_run,
+                                     bool track_managed_fields) {
   const ResourceInfo& info = *r.info;
   const std::string key = r.Key();
+  std::optional<WriteManager> who;
+  if (track_managed_fields && TracksManagedFields(r)) {
+    auto resolved = RequestManager(env, r, sub);
+    if (!resolved.ok()) return std::move(resolved).error();
+    who = std::move(*resolved);
+  }
   for (int attempt = 0; attempt < kMaxUpdateAttempts; ++attempt) {
     auto kv = env.storage.Get(key);
     if (!kv.ok()) {
       if (!IsNotFound(kv.error())) return std::move(kv).error();
       auto obj = on_missing();
       if (!obj.ok()) return std::move(obj).error();
-      auto created = CreateObject(env, r, std::move(*obj), dry_run, false);
+      auto created = CreateObject(env, r, std::move(*obj), dry_run, false, track_managed_fields);
       if (!created.ok() && IsAlreadyExists(created.error())) continue;  // lost a race: update it
       return created;
     }
@@ -341,8 +406,18 @@ Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresour
     auto desired = fn(*current, kv->mod_revision);
     if (!desired.ok()) return std::move(desired).error();
     json::object obj = std::move(*desired);
+    // managedFields are the field manager's business, not the strategy's (a CR's /status keeps
+    // its old metadata otherwise).
+    json::value managed_fields;
+    if (const auto* mf = MetadataOf(obj).if_contains("managedFields")) managed_fields = *mf;
     PrepareForUpdate(info, sub, obj, *current);
+    if (managed_fields.is_null()) {
+      CopyMember(EnsureObject(obj, "metadata"), MetadataOf(*current), "managedFields");
+    } else {
+      EnsureObject(obj, "metadata")["managedFields"] = std::move(managed_fields);
+    }
     CopySystemMetadata(obj, *current);
+    if (who.has_value()) TrackUpdate(&*current, obj, *who, info.schema.get(), TrackOptionsFor(info));
     std::vector<FieldError> errs = ValidateUpdate(info, obj, *current);
     const auto& old_meta = MetadataOf(*current);
     const bool deleting = old_meta.contains("deletionTimestamp");

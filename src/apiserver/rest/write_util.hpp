@@ -11,6 +11,7 @@
 #include <kube/base/result.hpp>
 
 #include "apiserver/rest/context.hpp"
+#include "apiserver/rest/managed_fields.hpp"
 
 /// The write path shared by POST, PUT, PATCH and DELETE: body decoding, namespace admission,
 /// the create pipeline and a retrying compare-and-swap update (kube's GuaranteedUpdate).
@@ -54,9 +55,11 @@ struct WriteResult {
 /// Creates `obj` (stored form, namespace already set and admitted): generateName, uid,
 /// creationTimestamp, strategy PrepareForCreate and Validate, then storage Create (retrying
 /// generated names on collision).
+/// Unless `track_managed_fields` is false (server-side apply keeps its own books), a POST, PUT or
+/// PATCH records an `Update` managedFields entry for the request's manager (`RequestManager`).
 /// **Errors:** 422 Invalid; 409 AlreadyExists; 500 for a set resourceVersion (kube's wording).
 Result<WriteResult> CreateObject(const Env& env, const Request& r, boost::json::object obj,
-                                 bool dry_run, bool via_events_v1);
+                                 bool dry_run, bool via_events_v1, bool track_managed_fields = true);
 
 /// Computes the desired object from the current stored one (`current` is the stored DOM,
 /// `current_rv` its revision); may fail with a 4xx (e.g. a stale resourceVersion -> Conflict).
@@ -69,9 +72,21 @@ using CreateFn = std::function<Result<boost::json::object>()>;
 /// kube's GuaranteedUpdate: read, apply `fn`, run PrepareForUpdate/ValidateUpdate for `sub`, and
 /// compare-and-swap; retried on a lost race. A result equal to the current object is a no-op
 /// (nothing written, no event). An object left with a deletionTimestamp and no finalizers is
-/// deleted instead.
+/// deleted instead. Unless `track_managed_fields` is false, a PUT or PATCH moves the fields it
+/// changes to the request manager's `Update` managedFields entry (managed_fields.hpp); a write
+/// that changes nothing else stays a no-op.
+/// **Errors:** from `fn` / `on_missing`; 422 Invalid (validation, or a `fieldManager` query
+/// parameter longer than 128 bytes); 409 Conflict after too many lost races.
 Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresource sub,
-                                     const UpdateFn& fn, const CreateFn& on_missing, bool dry_run);
+                                     const UpdateFn& fn, const CreateFn& on_missing, bool dry_run,
+                                     bool track_managed_fields = true);
+
+/// The manager of a write: the `fieldManager` query parameter, else kube's prefix of the
+/// User-Agent (the part before the first '/'); `apiVersion` of the request's resource, the
+/// subresource name ("status", "scale", "finalize") and the clock's time (RFC 3339 seconds).
+/// **Errors:** 422 Invalid `<Create|Update|Patch>Options.meta.k8s.io "" is invalid:
+/// fieldManager: Too long: may not be more than 128 bytes` (or a non-printable character).
+Result<WriteManager> RequestManager(const Env& env, const Request& r, Subresource sub);
 
 /// The resourceVersion rule of an update: an empty one needs AllowUnconditionalUpdate (else 422
 /// `metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`), a different

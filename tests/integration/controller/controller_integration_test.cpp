@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -369,6 +370,79 @@ TEST_F(ControllerIntegrationTest, GracefulShutdownFinishesInFlightStartsNothingA
   EXPECT_TRUE(finished.load());
   EXPECT_EQ(calls.Of("default/later"), 0);
   EXPECT_EQ((*ctrl)->Stats().successes, 1);
+}
+
+// The value of the sample `series` (name plus labels, as rendered) in a Prometheus text page,
+// or nullopt when absent.
+std::optional<double> SampleValue(const std::string& page, const std::string& series) {
+  const std::string prefix = series + " ";
+  std::size_t pos = 0;
+  while ((pos = page.find(prefix, pos)) != std::string::npos) {
+    if (pos == 0 || page[pos - 1] == '\n') {
+      const std::size_t end = page.find('\n', pos);
+      return std::stod(page.substr(pos + prefix.size(), end - pos - prefix.size()));
+    }
+    pos += prefix.size();
+  }
+  return std::nullopt;
+}
+
+// A manager built from a Config (not a shared RestClient) reports its REST requests, and its
+// informers report lists, watches, the cache size and the resource version, on /metrics.
+TEST_F(ControllerIntegrationTest, MetricsEndpointServesInformerAndRestClientMetrics) {
+  const std::string host = "127.0.0.1:" + std::to_string(server_->port());
+  auto made = Manager::Create({.config = {.host = "http://" + host, .qps = -1},
+                               .probe_bind_address = "127.0.0.1:0"});
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  mgr_ = std::move(made).value();
+  Calls calls;
+  auto ctrl = ControllerManagedBy(*mgr_).For(kConfigMaps).Complete(
+      [&](ReconcileContext&, const Request& r) -> Result<ReconcileResult> {
+        calls.Hit(r);
+        return ReconcileResult::Done();
+      });
+  ASSERT_TRUE(ctrl.ok()) << ctrl.error().message;
+  CreateConfigMap("one");
+  StartManager();
+  ASSERT_TRUE(Eventually([&] { return calls.Of("default/one") == 1; }));
+  CreateConfigMap("two");
+  ASSERT_TRUE(Eventually([&] { return calls.Of("default/two") == 1; }));
+  // The watch event that carried "two" moved the resource version past the initial list's.
+  const auto created = client::Api(rest_, kConfigMaps, "default").Get("two");
+  ASSERT_TRUE(created.ok());
+  const double two_rv = std::stod(std::string((*created)->ResourceVersion()));
+
+  ASSERT_GT(mgr_->ProbePort(), 0);
+  apiserver::testing::HttpClient probe(static_cast<uint16_t>(mgr_->ProbePort()));
+  std::string page;
+  ASSERT_TRUE(Eventually([&] {
+    auto r = probe.Get("/metrics");
+    page = r.body;
+    // The reflector records the resource version right after handing the event to the cache.
+    return r.status == 200 && SampleValue(page, R"(informer_store_items{name="configmaps"})") == 2.0 &&
+           SampleValue(page, R"(reflector_last_resource_version{name="configmaps"})").value_or(0) >= two_rv;
+  })) << page;
+  EXPECT_GE(SampleValue(page, R"(reflector_lists_total{name="configmaps"})").value_or(0), 1.0) << page;
+  EXPECT_GE(SampleValue(page, R"(reflector_watches_total{name="configmaps"})").value_or(0), 1.0) << page;
+  EXPECT_GE(SampleValue(page, R"(reflector_list_duration_seconds_count{name="configmaps"})").value_or(0), 1.0)
+      << page;
+  // The initial list held "one" only (the sum over every list counts it at least once).
+  EXPECT_GE(SampleValue(page, R"(reflector_items_per_list_sum{name="configmaps"})").value_or(0), 1.0) << page;
+  EXPECT_EQ(SampleValue(page, R"(reflector_resource_version_expired_total{name="configmaps"})"), 0.0) << page;
+  // The REST client's requests, by code, method and host: discovery and the informer's GETs.
+  EXPECT_GE(SampleValue(page, R"(rest_client_requests_total{code="200",method="GET",host=")" + host + R"("})")
+                .value_or(0),
+            2.0)
+      << page;
+  EXPECT_GE(SampleValue(page, R"(rest_client_request_duration_seconds_count{verb="GET",host=")" + host + R"("})")
+                .value_or(0),
+            2.0)
+      << page;
+  // Workqueue and reconcile metrics share the page.
+  EXPECT_EQ(SampleValue(page, R"(controller_runtime_reconcile_total{controller="configmap",result="success"})"), 2.0)
+      << page;
+  EXPECT_TRUE(SampleValue(page, R"(workqueue_adds_total{name="configmap"})").has_value()) << page;
+  EXPECT_TRUE(StopManager().ok());
 }
 
 // Three managers with leader election share one Lease: at every moment at most one runs its

@@ -3,6 +3,7 @@
 // Helpers shared by the real-client e2e tests: running commands, splitting their output, and an
 // embedded API server (memory storage, TLS + bearer token, kubeconfig in a temp data dir).
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -197,5 +198,49 @@ class TestServer {
 
 /// True when kubectl runs.
 inline bool HaveKubectl() { return RunCommand("kubectl version --client").exit_code == 0; }
+
+/// A kubectl test suite: one TestServer per suite (`Derived::kTag` names its temp dir), skipped
+/// when kubectl is missing, and the helpers every suite uses. CRTP so each suite has its own server.
+template <typename Derived>
+class KubectlSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!HaveKubectl()) return;
+    server_ = new TestServer(Derived::kTag);
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    if (server_ == nullptr) GTEST_SKIP() << "kubectl not installed";
+    ASSERT_EQ(server_->error(), "");
+  }
+
+  /// Runs `kubectl <args>` against the suite's server.
+  static CommandResult Kubectl(const std::string& args) { return server_->Kubectl(args); }
+  /// Runs kubectl, expects success, returns the output.
+  static std::string Ok(const std::string& args) {
+    const CommandResult r = Kubectl(args);
+    EXPECT_EQ(r.exit_code, 0) << "kubectl " << args << "\n" << r.output;
+    return r.output;
+  }
+  /// Writes a file into the suite's temp dir; returns its path.
+  static std::string File(const std::string& name, const std::string& content) {
+    return server_->WriteFile(name, content);
+  }
+  /// `kubectl get <what> -o jsonpath='<path>'`.
+  static std::string JsonPath(const std::string& what, const std::string& path) {
+    return Ok("get " + what + " -o jsonpath='" + path + "'");
+  }
+  /// Creates namespace `ns` from a manifest (`kubectl create namespace` sends protobuf).
+  static void Namespace(const std::string& ns) {
+    const std::string out =
+        Ok("create -f " + File(ns + "-ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n"));
+    EXPECT_EQ(out, "namespace/" + ns + " created\n");
+  }
+
+  static inline TestServer* server_ = nullptr;
+};
 
 }  // namespace kube::apiserver::e2e

@@ -13,47 +13,19 @@
 namespace kube::apiserver::e2e {
 namespace {
 
-class KubectlCrudTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (!HaveKubectl()) return;
-    server_ = new TestServer("kubectl-crud");
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    if (server_ == nullptr) GTEST_SKIP() << "kubectl not installed";
-    ASSERT_EQ(server_->error(), "");
-  }
+class KubectlCrudTest : public KubectlSuite<KubectlCrudTest> {
+ public:
+  static constexpr const char* kTag = "kubectl-crud";
 
-  static CommandResult Kubectl(const std::string& args) { return server_->Kubectl(args); }
+ protected:
   // Runs kubectl and asserts success, returning the output.
-  static std::string Ok(const std::string& args) {
-    const CommandResult r = Kubectl(args);
-    EXPECT_EQ(r.exit_code, 0) << "kubectl " << args << "\n" << r.output;
-    return r.output;
-  }
-  static std::string File(const std::string& name, const std::string& yaml) { return server_->WriteFile(name, yaml); }
   // Creates namespace `ns` from a manifest (the `kubectl create namespace` generator sends protobuf).
-  static void Namespace(const std::string& ns) {
-    const std::string out = Ok("create -f " + File(ns + "-ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n"));
-    EXPECT_EQ(out, "namespace/" + ns + " created\n");
-  }
   static std::string ConfigMap(const std::string& ns, const std::string& name, const std::string& labels,
                                const std::string& data) {
     return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n  namespace: " + ns +
            "\n  labels: {" + labels + "}\ndata: {" + data + "}\n";
   }
-  static std::string JsonPath(const std::string& what, const std::string& path) {
-    return Ok("get " + what + " -o jsonpath='" + path + "'");
-  }
-
-  static TestServer* server_;
 };
-
-TestServer* KubectlCrudTest::server_ = nullptr;
 
 TEST_F(KubectlCrudTest, ApiResourcesListsTheBuiltins) {
   const std::vector<Fields> lines = Lines(Ok("api-resources --api-group=apps -o wide"));

@@ -12,31 +12,11 @@
 namespace kube::apiserver::e2e {
 namespace {
 
-class KubectlDeleteTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (!HaveKubectl()) return;
-    server_ = new TestServer("kubectl-delete");
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    if (server_ == nullptr) GTEST_SKIP() << "kubectl not installed";
-    ASSERT_EQ(server_->error(), "");
-  }
+class KubectlDeleteTest : public KubectlSuite<KubectlDeleteTest> {
+ public:
+  static constexpr const char* kTag = "kubectl-delete";
 
-  static CommandResult Kubectl(const std::string& args) { return server_->Kubectl(args); }
-  static std::string Ok(const std::string& args) {
-    const CommandResult r = Kubectl(args);
-    EXPECT_EQ(r.exit_code, 0) << "kubectl " << args << "\n" << r.output;
-    return r.output;
-  }
-  static std::string File(const std::string& name, const std::string& yaml) { return server_->WriteFile(name, yaml); }
-  static void Namespace(const std::string& ns) {
-    Ok("create -f " + File(ns + "-ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n"));
-  }
+ protected:
   static std::string Uid(const std::string& what) { return Ok("get " + what + " -o jsonpath={.metadata.uid}"); }
   // A ConfigMap owned by ConfigMap `owner` (uid `uid`) with blockOwnerDeletion.
   static void CreateDependent(const std::string& ns, const std::string& name, const std::string& owner,
@@ -51,11 +31,7 @@ class KubectlDeleteTest : public ::testing::Test {
     Ok("create -f " + File(name + ".yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name +
                                                "\n  namespace: " + ns + "\n"));
   }
-
-  static TestServer* server_;
 };
-
-TestServer* KubectlDeleteTest::server_ = nullptr;
 
 TEST_F(KubectlDeleteTest, CascadeBackgroundCollectsDependents) {
   Namespace("del-bg");

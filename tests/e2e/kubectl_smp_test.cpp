@@ -13,33 +13,11 @@
 namespace kube::apiserver::e2e {
 namespace {
 
-class KubectlSmpTest : public ::testing::Test {
+class KubectlSmpTest : public KubectlSuite<KubectlSmpTest> {
+ public:
+  static constexpr const char* kTag = "kubectl-smp";
+
  protected:
-  static void SetUpTestSuite() {
-    if (!HaveKubectl()) return;
-    server_ = new TestServer("kubectl-smp");
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    if (server_ == nullptr) GTEST_SKIP() << "kubectl not installed";
-    ASSERT_EQ(server_->error(), "");
-  }
-
-  static std::string Ok(const std::string& args) {
-    const CommandResult r = server_->Kubectl(args);
-    EXPECT_EQ(r.exit_code, 0) << "kubectl " << args << "\n" << r.output;
-    return r.output;
-  }
-  static std::string File(const std::string& name, const std::string& content) {
-    return server_->WriteFile(name, content);
-  }
-  static std::string JsonPath(const std::string& what, const std::string& path) {
-    return Ok("get " + what + " -o jsonpath='" + path + "'");
-  }
-
   // A Deployment manifest with the given container list (YAML, indented for spec.template.spec).
   static std::string Deployment(const std::string& name, const std::string& containers) {
     return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name +
@@ -47,11 +25,7 @@ class KubectlSmpTest : public ::testing::Test {
            "\n  template:\n    metadata:\n      labels:\n        app: " + name + "\n    spec:\n      containers:\n" +
            containers;
   }
-
-  static TestServer* server_;
 };
-
-TestServer* KubectlSmpTest::server_ = nullptr;
 
 TEST_F(KubectlSmpTest, ClientSideApplyAddsAContainerChangesEnvAndRemovesAPort) {
   const std::string v1 = Deployment("web", R"(      - name: app

@@ -10,39 +10,15 @@
 namespace kube::apiserver::e2e {
 namespace {
 
-class KubectlSsaTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (!HaveKubectl()) return;
-    server_ = new TestServer("kubectl-ssa");
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    if (server_ == nullptr) GTEST_SKIP() << "kubectl not installed";
-    ASSERT_EQ(server_->error(), "");
-  }
+class KubectlSsaTest : public KubectlSuite<KubectlSsaTest> {
+ public:
+  static constexpr const char* kTag = "kubectl-ssa";
 
-  static CommandResult Kubectl(const std::string& args) { return server_->Kubectl(args); }
-  static std::string Ok(const std::string& args) {
-    const CommandResult r = Kubectl(args);
-    EXPECT_EQ(r.exit_code, 0) << "kubectl " << args << "\n" << r.output;
-    return r.output;
-  }
-  static std::string File(const std::string& name, const std::string& yaml) { return server_->WriteFile(name, yaml); }
+ protected:
   static std::string ConfigMap(const std::string& name, const std::string& data) {
     return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n  namespace: default\ndata: {" + data + "}\n";
   }
-  static std::string JsonPath(const std::string& what, const std::string& path) {
-    return Ok("get " + what + " -o jsonpath='" + path + "'");
-  }
-
-  static TestServer* server_;
 };
-
-TestServer* KubectlSsaTest::server_ = nullptr;
 
 TEST_F(KubectlSsaTest, CreateThenUpdateAndDropAField) {
   EXPECT_EQ(Ok("apply --server-side -f " + File("ssa1.yaml", ConfigMap("ssa-one", "a: '1', b: '2'"))),

@@ -466,8 +466,12 @@ TEST_F(ControllerIntegrationTest, ThreeManagersElectOneLeaderAndHandOverWhenItSt
     o.leader_election = {.enabled = true,
                          .id = "bench-leader",
                          .identity = "manager-" + std::to_string(m),
-                         .lease_duration = 1500ms,
-                         .renew_deadline = 1000ms,
+                         // Generous deadlines: a fencing token is only handed out while the
+                         // last renewal is younger than renew_deadline, and under TSan on a busy
+                         // machine one acquire can take longer than a second. The handover
+                         // below goes through the release on shutdown, not through expiry.
+                         .lease_duration = 6000ms,
+                         .renew_deadline = 4000ms,
                          .retry_period = 200ms};
     auto made = Manager::Create(std::move(o));
     ASSERT_TRUE(made.ok()) << made.error().message;

@@ -299,10 +299,38 @@ std::vector<FieldError> ValidateCrd(const json::object& crd, const json::object*
     ValidateDns1035(errs, "spec.names.categories[" + std::to_string(i) + "]", n.categories[i], false);
   }
   if (old != nullptr) {
-    const CrdNames o = NamesOf(*old);
-    if (!o.group.empty() && o.group != n.group) {
-      errs.push_back(FieldError::Invalid("spec.group", QuoteJson(n.group), "field is immutable"));
+    for (auto& e : ValidateCrdUpdate(crd, *old)) errs.push_back(std::move(e));
+  }
+  return errs;
+}
+
+std::vector<FieldError> ValidateCrdUpdate(const json::object& crd, const json::object& old) {
+  std::vector<FieldError> errs;
+  const CrdNames n = NamesOf(crd);
+  const CrdNames o = NamesOf(old);
+  auto immutable = [&](const char* field, const std::string& now, const std::string& before) {
+    if (!before.empty() && now != before) errs.push_back(FieldError::Invalid(field, QuoteJson(now), "field is immutable"));
+  };
+  immutable("spec.group", n.group, o.group);
+  immutable("spec.names.plural", n.plural, o.plural);
+  // Scope and kind are fixed once the CRD is established (kube's requireImmutableNames).
+  bool established = false;
+  if (const auto* status = ObjectAt(old, "status")) {
+    if (const auto* conds = status->if_contains("conditions"); conds != nullptr && conds->is_array()) {
+      for (const auto& c : conds->get_array()) {
+        if (c.is_object() && StringAt(c.get_object(), "type") == "Established" &&
+            StringAt(c.get_object(), "status") == "True") {
+          established = true;
+        }
+      }
     }
+  }
+  if (established) {
+    const auto* spec = ObjectAt(crd, "spec");
+    const auto* old_spec = ObjectAt(old, "spec");
+    immutable("spec.scope", spec != nullptr ? std::string(StringAt(*spec, "scope")) : "",
+              old_spec != nullptr ? std::string(StringAt(*old_spec, "scope")) : "");
+    immutable("spec.names.kind", n.kind, o.kind);
   }
   return errs;
 }

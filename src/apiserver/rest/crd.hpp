@@ -60,6 +60,11 @@ void DefaultCrd(boost::json::object& crd, bool creating);
 /// no old object and passes nullptr.
 std::vector<FieldError> ValidateCrd(const boost::json::object& crd, const boost::json::object* old);
 
+/// The update-only rules of a CRD (kube's ValidateCustomResourceDefinitionSpecUpdate):
+/// `spec.group` and `spec.names.plural` never change; once `old` is Established, neither do
+/// `spec.scope` and `spec.names.kind` (`field is immutable`).
+std::vector<FieldError> ValidateCrdUpdate(const boost::json::object& crd, const boost::json::object& old);
+
 /// Converts a CRD JSONPath of the simple form `.spec.replicas` into a JSON pointer
 /// (`/spec/replicas`); "" for anything else (indices, filters).
 std::string SimpleJsonPathToPointer(std::string_view json_path);

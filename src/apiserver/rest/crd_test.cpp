@@ -44,6 +44,21 @@ TEST(CrdTest, DefaultingSetsNamesConversionAndFinalizer) {
 
 TEST(CrdTest, ValidCrdHasNoErrors) { EXPECT_TRUE(ValidateCrd(ValidCrd(), nullptr).empty()) << Strings(ValidateCrd(ValidCrd(), nullptr))[0]; }
 
+TEST(CrdTest, UpdateRulesDependOnEstablishment) {
+  const bj::object old = ValidCrd();
+  bj::object changed = old;
+  changed["spec"].as_object()["scope"] = "Cluster";
+  EXPECT_TRUE(ValidateCrdUpdate(changed, old).empty()) << "scope may change before the CRD is established";
+  bj::object established = old;
+  established["status"] = bj::object{{"conditions", bj::array{bj::object{{"type", "Established"}, {"status", "True"}}}}};
+  EXPECT_EQ(Strings(ValidateCrdUpdate(changed, established)),
+            std::vector<std::string>{"spec.scope: Invalid value: \"Cluster\": field is immutable"});
+  bj::object regrouped = old;
+  regrouped["spec"].as_object()["group"] = "other.io";
+  EXPECT_EQ(Strings(ValidateCrdUpdate(regrouped, old)),
+            std::vector<std::string>{"spec.group: Invalid value: \"other.io\": field is immutable"});
+}
+
 TEST(CrdTest, ValidationMessages) {
   auto crd = ValidCrd();
   crd["metadata"].as_object()["name"] = "gadgets.example.com";

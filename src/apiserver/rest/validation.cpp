@@ -9,6 +9,7 @@
 #include <kube/core/json_pointer.hpp>
 #include <kube/core/label_selector.hpp>
 
+#include "apiserver/rest/crd.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/schema_validation.hpp"
 #include "apiserver/rest/strategy.hpp"
@@ -259,6 +260,9 @@ std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const json::obj
   const auto old_uid = StringAt(MetadataOf(old), "uid");
   if (uid != old_uid) errs.push_back(FieldError::Invalid("metadata.uid", QuoteJson(uid), "field is immutable"));
   ValidateKind(info, obj, false, errs);
+  if (IsCrdResource(info)) {
+    for (auto& e : ValidateCrdUpdate(obj, old)) errs.push_back(std::move(e));
+  }
   const BuiltinKind kind = KindOf(info);
   if (kind == BuiltinKind::kDeployment || kind == BuiltinKind::kReplicaSet) {
     const auto* spec = ObjectAt(obj, "spec");

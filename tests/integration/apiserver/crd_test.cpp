@@ -197,6 +197,25 @@ TEST_F(CrdTest, CrdUpdateNeedsResourceVersion) {
   EXPECT_NE(res.body.find("must be specified for an update"), std::string::npos);
 }
 
+TEST_F(CrdTest, EstablishedCrdKeepsItsScopeKindAndPlural) {
+  CreateWidgetCrd();
+  auto crd = GetJson(std::string(kCrds) + "/widgets.example.com");
+  auto& spec = crd.as_object()["spec"].as_object();
+  spec["scope"] = "Cluster";
+  spec["names"].as_object()["kind"] = "Gadget";
+  auto res = client().Put(std::string(kCrds) + "/widgets.example.com", bj::serialize(crd));
+  EXPECT_EQ(res.status, 422) << res.body;
+  EXPECT_EQ(Str(res.Json(), {"message"}),
+            "CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: "
+            "[spec.scope: Invalid value: \"Cluster\": field is immutable, spec.names.kind: Invalid value: \"Gadget\": "
+            "field is immutable]");
+  // Other changes are fine.
+  auto ok = GetJson(std::string(kCrds) + "/widgets.example.com");
+  ok.as_object()["spec"].as_object()["names"].as_object()["shortNames"] = bj::array{"wdg"};
+  auto updated = client().Put(std::string(kCrds) + "/widgets.example.com", bj::serialize(ok));
+  EXPECT_EQ(updated.status, 200) << updated.body;
+}
+
 TEST_F(CrdTest, NamesConflictIsReportedAndNotServed) {
   CreateWidgetCrd();
   // Same kind in the same group under another plural.

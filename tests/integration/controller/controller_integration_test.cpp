@@ -365,6 +365,9 @@ TEST_F(ControllerIntegrationTest, GracefulShutdownFinishesInFlightStartsNothingA
   EXPECT_EQ(during.status, 200);
   EXPECT_NE(during.body.find("controller_runtime_active_workers{controller=\"configmap\"} 1"), std::string::npos)
       << during.body;
+  // The manager tells its controllers asynchronously: release the slow reconcile only once this
+  // controller is shutting down, so that "nothing new starts" is what is being tested.
+  ASSERT_TRUE(Eventually([&] { return (*ctrl)->GetQueue().ShuttingDown(); }));
   release.set_value();
   EXPECT_TRUE(run_.get().ok());
   EXPECT_TRUE(finished.load());

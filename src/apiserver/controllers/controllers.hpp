@@ -3,7 +3,9 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <stop_token>
 #include <string_view>
+#include <thread>
 
 #include <kube/apiserver/resource.hpp>
 
@@ -23,6 +25,28 @@ class Controller {
   virtual void Start() = 0;
   /// Stops and joins the thread (idempotent). In-progress writes finish first.
   virtual void Stop() = 0;
+};
+
+/// A controller whose work is one loop on its own thread. Derived destructors must call `Stop()`
+/// first: the loop uses their members.
+class LoopController : public Controller {
+ public:
+  void Start() override {
+    thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
+  }
+  void Stop() override {
+    if (thread_.joinable()) {
+      thread_.request_stop();
+      thread_.join();
+    }
+  }
+
+ protected:
+  /// The loop; must return promptly once `stop` is requested.
+  virtual void Run(std::stop_token stop) = 0;
+
+ private:
+  std::jthread thread_;
 };
 
 /// The served resource whose objects are stored under `key` (the first registered one when two

@@ -47,20 +47,10 @@ std::optional<Clock::WallTime> NewestTimestamp(const json::object& obj) {
   return newest;
 }
 
-class EventTtlController final : public Controller {
+class EventTtlController final : public LoopController {
  public:
   EventTtlController(const rest::Env& env, Clock::Duration ttl) : env_(env), ttl_(ttl) {}
   ~EventTtlController() override { Stop(); }
-
-  void Start() override {
-    thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
-  }
-  void Stop() override {
-    if (thread_.joinable()) {
-      thread_.request_stop();
-      thread_.join();
-    }
-  }
 
  private:
   struct Entry {
@@ -137,7 +127,7 @@ class EventTtlController final : public Controller {
     }
   }
 
-  void Run(std::stop_token stop) {
+  void Run(std::stop_token stop) override {
     const ResourcePtr events = env_.registry.Find("", "v1", "events");
     if (events == nullptr) return;
     const std::string prefix = events->StoragePrefix();
@@ -166,7 +156,6 @@ class EventTtlController final : public Controller {
   const Clock::Duration ttl_;
   std::unordered_map<std::string, Entry> entries_;
   std::multimap<Clock::TimePoint, std::string> by_deadline_;
-  std::jthread thread_;
 };
 
 }  // namespace

@@ -80,20 +80,10 @@ bool HasFinalizer(const json::object& meta, std::string_view finalizer) {
   return false;
 }
 
-class GarbageCollector final : public Controller {
+class GarbageCollector final : public LoopController {
  public:
   explicit GarbageCollector(const rest::Env& env) : env_(env) {}
   ~GarbageCollector() override { Stop(); }
-
-  void Start() override {
-    thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
-  }
-  void Stop() override {
-    if (thread_.joinable()) {
-      thread_.request_stop();
-      thread_.join();
-    }
-  }
 
  private:
   // --- graph ---
@@ -383,7 +373,7 @@ class GarbageCollector final : public Controller {
     return env_.storage.Watch(kAllKeys, list->revision);
   }
 
-  void Run(std::stop_token stop) {
+  void Run(std::stop_token stop) override {
     while (!stop.stop_requested()) {
       auto watcher = Rebuild();
       if (!watcher.ok()) {
@@ -420,7 +410,6 @@ class GarbageCollector final : public Controller {
   std::deque<std::string> queue_;
   std::set<std::string> queued_;
   std::multimap<Clock::TimePoint, std::string> retry_;
-  std::jthread thread_;  // last: joined before the state it uses is destroyed
 };
 
 }  // namespace

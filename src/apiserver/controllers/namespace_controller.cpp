@@ -55,20 +55,10 @@ std::string JoinCounts(const std::map<std::string, int>& m, std::string_view wha
   return out;
 }
 
-class NamespaceController final : public Controller {
+class NamespaceController final : public LoopController {
  public:
   NamespaceController(const rest::Env& env, Clock::Duration resync) : env_(env), resync_(resync) {}
   ~NamespaceController() override { Stop(); }
-
-  void Start() override {
-    thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
-  }
-  void Stop() override {
-    if (thread_.joinable()) {
-      thread_.request_stop();
-      thread_.join();
-    }
-  }
 
  private:
   Remaining Purge(std::string_view ns) {
@@ -202,7 +192,7 @@ class NamespaceController final : public Controller {
     }
   }
 
-  void Run(std::stop_token stop) {
+  void Run(std::stop_token stop) override {
     const ResourcePtr ns_info = env_.registry.Find("", "v1", "namespaces");
     const std::string prefix = ns_info != nullptr ? ns_info->StoragePrefix() : "/registry/core/namespaces/";
     while (!stop.stop_requested()) {
@@ -222,7 +212,6 @@ class NamespaceController final : public Controller {
 
   const rest::Env& env_;
   const Clock::Duration resync_;
-  std::jthread thread_;
 };
 
 }  // namespace

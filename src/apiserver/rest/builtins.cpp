@@ -4,6 +4,7 @@
 
 #include <kube/apiserver/apiserver.hpp>
 
+#include <tuple>
 #include <utility>
 
 #include "apiserver/rest/builtin_schema.hpp"
@@ -156,6 +157,16 @@ void RegisterBuiltins(Registry& registry) {
     ResourceInfo core_events = Core("events", "event", "Event", true);
     ev.storage_prefix_override = core_events.StoragePrefix();
     registry.Add(std::move(ev));
+  }
+  // rbac.authorization.k8s.io/v1: stored and served so that operators' deploy/ manifests apply;
+  // the embedded server authenticates with one bearer token and does not authorize by RBAC.
+  for (auto [resource, singular, kind, namespaced] :
+       {std::tuple{"roles", "role", "Role", true}, std::tuple{"rolebindings", "rolebinding", "RoleBinding", true},
+        std::tuple{"clusterroles", "clusterrole", "ClusterRole", false},
+        std::tuple{"clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false}}) {
+    ResourceInfo rbac = Grouped("rbac.authorization.k8s.io", resource, singular, kind);
+    rbac.namespaced = namespaced;
+    registry.Add(std::move(rbac));
   }
   rest::RegisterCustomResourceDefinitions(registry);  // apiextensions.k8s.io/v1 (CRD helper)
 }

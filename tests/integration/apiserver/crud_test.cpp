@@ -179,6 +179,26 @@ TEST_F(CrudTest, NoOpUpdateWritesNothing) {
   EXPECT_EQ(storage().CurrentRevision(), before);
 }
 
+TEST_F(CrudTest, RbacObjectsAreStoredWithTheirScope) {
+  const std::string base = "/apis/rbac.authorization.k8s.io/v1";
+  auto role = client().Post(base + "/clusterroles", R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole",
+      "metadata":{"name":"website-operator"},"rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get","list"]}]})");
+  ASSERT_EQ(role.status, 201) << role.body;
+  EXPECT_EQ(Str(role.Json(), {"metadata", "namespace"}), "");
+  EXPECT_EQ(client().Get(base + "/clusterroles/website-operator").status, 200);
+  EXPECT_EQ(client().Post(base + "/namespaces/default/clusterroles", R"({"metadata":{"name":"x"}})").status, 404);
+  auto binding = client().Post(base + "/namespaces/default/rolebindings", R"({"apiVersion":"rbac.authorization.k8s.io/v1",
+      "kind":"RoleBinding","metadata":{"name":"b"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",
+      "name":"website-operator"},"subjects":[{"kind":"ServiceAccount","name":"op","namespace":"default"}]})");
+  ASSERT_EQ(binding.status, 201) << binding.body;
+  EXPECT_EQ(Str(binding.Json(), {"metadata", "namespace"}), "default");
+  auto discovery = client().Get(base);
+  ASSERT_EQ(discovery.status, 200);
+  for (const char* r : {"\"roles\"", "\"rolebindings\"", "\"clusterroles\"", "\"clusterrolebindings\""}) {
+    EXPECT_NE(discovery.body.find(r), std::string::npos) << r;
+  }
+}
+
 TEST_F(CrudTest, LeasesAreCreatedOnUpdateAndNeedAResourceVersion) {
   const std::string lease = "/apis/coordination.k8s.io/v1/namespaces/default/leases/lock";
   auto created = client().Put(lease, R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"lock"},

@@ -116,6 +116,18 @@ Result<ObjectPtr> Client::Get(const GroupVersionResource& gvr, const ObjectKey& 
     MutexLock lock(mu_);
     if (auto it = pending_.find(PendingKey{gvr, store_key}); it != pending_.end()) pending = it->second;
   }
+  if (pending && pending->deleting) {
+    // Our last write was to an object being deleted, and may have deleted it (removing the last
+    // finalizer): kube answers such a write with the last stored state, so the cache may never
+    // show a newer version, and a missing object may mean "deleted" or "not seen yet". The
+    // server knows: one direct read settles it.
+    {
+      MutexLock lock(mu_);
+      auto it = pending_.find(PendingKey{gvr, store_key});
+      if (it != pending_.end() && it->second.resource_version == pending->resource_version) pending_.erase(it);
+    }
+    return Api(gvr, key.ns).WithStop(stop).Get(key.name);
+  }
   if (pending) {
     const Clock::TimePoint deadline = clock_.Now() + options_.read_your_writes_timeout;
     std::stop_callback wake(stop, [signal = signal_] {
@@ -195,7 +207,9 @@ void Client::RecordWrite(const GroupVersionResource& gvr, const Object& written)
   if (!options_.read_your_writes || written.ResourceVersion().empty()) return;
   MutexLock lock(mu_);
   pending_[PendingKey{gvr, written.Key()}] =
-      Pending{.resource_version = std::string(written.ResourceVersion()), .uid = std::string(written.Uid())};
+      Pending{.resource_version = std::string(written.ResourceVersion()),
+              .uid = std::string(written.Uid()),
+              .deleting = written.IsBeingDeleted()};
 }
 
 void Client::RecordDelete(const GroupVersionResource& gvr, const Object& target, const Object& answer) {

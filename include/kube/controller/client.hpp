@@ -30,7 +30,9 @@ struct ClientOptions {
   /// **Opt-in read-your-writes.** After a successful write through this client, a later `Get`
   /// of the same key waits (at most `read_your_writes_timeout`) until the cache has seen at least
   /// the written resourceVersion (after a delete: until the object left the cache, or a newer
-  /// version of it arrived). Without it, a reconcile that just created an object may not find it
+  /// version of it arrived). After a write to an object being deleted (for example the removal
+  /// of its last finalizer, which deletes it), the next `Get` of that key reads from the API
+  /// server once instead, since the cache cannot tell. Without it, a reconcile that just created an object may not find it
   /// in the cache and create it again (getting AlreadyExists, or a duplicate for generateName).
   /// resourceVersions are compared as integers (etcd and the embedded server use revisions); a
   /// non-numeric version is treated as "seen" as soon as it appears in the cache.
@@ -120,6 +122,10 @@ class Client final {
   struct Pending {
     std::string resource_version;  // "" for a delete that returned no object
     std::string uid;               // of the deleted object
+    // The write was to an object being deleted (it may have removed the last finalizer, which
+    // deletes the object while kube answers with the last stored state): the next Get reads
+    // from the server.
+    bool deleting = false;
   };
   using PendingKey = std::tuple<GroupVersionResource, std::string>;
   Result<cache::SharedIndexInformer*> Informer(const GroupVersionResource& gvr, std::stop_token stop)

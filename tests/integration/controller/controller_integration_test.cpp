@@ -329,6 +329,31 @@ TEST_F(ControllerIntegrationTest, ClientReadsFromTheCacheAndReadsItsOwnWrites) {
   auto gone = c.Get(kConfigMaps, {"default", "ryw-0"});
   ASSERT_FALSE(gone.ok());
   EXPECT_TRUE(IsNotFound(gone.error()));
+
+  // An Update that removes the last finalizer of an object being deleted deletes it: the next Get
+  // must answer NotFound at once (not wait for a resourceVersion the cache will never see).
+  ObjectBuilder guarded("v1", "ConfigMap");
+  guarded.SetName("guarded").SetNamespace("default").AddFinalizer("example.kubecpp.io/hold");
+  auto guarded_obj = guarded.Build();
+  ASSERT_TRUE(guarded_obj.ok());
+  auto held = c.Create(**guarded_obj);
+  ASSERT_TRUE(held.ok()) << held.error().message;
+  auto deleting = c.Delete(**held);
+  ASSERT_TRUE(deleting.ok()) << deleting.error().message;
+  auto terminating = c.Get(kConfigMaps, {"default", "guarded"});
+  ASSERT_TRUE(terminating.ok()) << terminating.error().message;
+  EXPECT_FALSE((*terminating)->DeletionTimestamp().empty());
+  ObjectBuilder release(**terminating);
+  ASSERT_TRUE(release.RemoveFinalizer("example.kubecpp.io/hold"));
+  auto released = release.Build();
+  ASSERT_TRUE(released.ok());
+  auto upd = c.Update(**released);  // kube answers with the last stored state (finalizer still listed)
+  ASSERT_TRUE(upd.ok());
+  auto finalized = c.Get(kConfigMaps, {"default", "guarded"});
+  ASSERT_FALSE(finalized.ok());
+  EXPECT_TRUE(IsNotFound(finalized.error())) << finalized.error().message;
+  // The read-your-writes wait gives up after 10 s with a Timeout; NotFound must come from the cache.
+  EXPECT_FALSE(IsTimeout(finalized.error()));
 }
 
 TEST_F(ControllerIntegrationTest, GracefulShutdownFinishesInFlightStartsNothingAndServesProbes) {

@@ -214,13 +214,16 @@ void Client::RecordWrite(const GroupVersionResource& gvr, const Object& written)
 
 void Client::RecordDelete(const GroupVersionResource& gvr, const Object& target, const Object& answer) {
   if (!options_.read_your_writes) return;
-  if (answer.Kind() == target.Kind() && !answer.Name().empty()) {
-    // Finalizers keep the object: the answer is its new state (with a deletionTimestamp).
+  const bool answered_object = answer.Kind() == target.Kind() && !answer.Name().empty();
+  if (answered_object && answer.IsBeingDeleted()) {
+    // Finalizers (or a grace period) keep the object: the answer is its new state.
     RecordWrite(gvr, answer);
     return;
   }
+  // Deleted. The answer is a Status, or the object's last state (kinds that return the deleted
+  // object, e.g. pods deleted at once).
   std::string uid(target.Uid());
-  if (uid.empty()) uid = answer.GetString("/details/uid").value_or("");
+  if (uid.empty()) uid = answered_object ? std::string(answer.Uid()) : answer.GetString("/details/uid").value_or("");
   MutexLock lock(mu_);
   pending_[PendingKey{gvr, target.Key()}] = Pending{.resource_version = "", .uid = std::move(uid)};
 }

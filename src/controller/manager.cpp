@@ -158,7 +158,13 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
   if (options.rest != nullptr) {
     in->rest = options.rest;  // reports to its own RestClientOptions::metrics, if any
   } else {
-    auto rest = client::RestClient::Create(options.config,
+    client::Config config = options.config;
+    if (config.qps == client::kDefaultQps && config.burst == client::kDefaultBurst) {
+      // controller-runtime's GetConfig raises client-go's 5/10 to 20/30 for controllers.
+      config.qps = kManagerDefaultQps;
+      config.burst = kManagerDefaultBurst;
+    }
+    auto rest = client::RestClient::Create(config,
                                            client::RestClientOptions{.clock = in->clock, .metrics = in->rest_metrics});
     if (!rest.ok()) return std::move(rest).error();
     in->rest = std::move(rest).value();

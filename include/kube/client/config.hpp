@@ -22,6 +22,10 @@ std::string_view Version();
 /// The default User-Agent: `kubecpp/<version> (linux/amd64)`.
 std::string DefaultUserAgent();
 
+/// client-go's default client-side rate limit (`rest.Config` QPS and Burst).
+inline constexpr double kDefaultQps = 5.0;
+inline constexpr int kDefaultBurst = 10;
+
 /// Everything a RestClient needs to reach and authenticate to one API server.
 /// PEM material is held as data: loaders read the files named in a kubeconfig up front, so that
 /// a bad file is reported with the kubeconfig entry that named it.
@@ -62,8 +66,8 @@ struct Config {
   std::string proxy_url{};  ///< http://host:port proxy (CONNECT); empty = direct
   /// Client-side rate limit (client-go defaults: 5 QPS, burst 10). 0 means the default;
   /// a negative qps disables client-side throttling.
-  double qps = 5.0;
-  int burst = 10;
+  double qps = kDefaultQps;
+  int burst = kDefaultBurst;
   /// Deadline for each non-watch request (connect to last byte); zero = none (client-go's default).
   Clock::Duration timeout = Clock::Duration::zero();
   /// How many times a response with `Retry-After` (429 or 5xx), or a GET that hit a connection

@@ -27,6 +27,11 @@
 
 namespace kube::controller {
 
+/// The REST client rate limit a Manager uses when its config has client-go's defaults
+/// (controller-runtime's GetConfig: QPS 20, burst 30).
+inline constexpr double kManagerDefaultQps = 20.0;
+inline constexpr int kManagerDefaultBurst = 30;
+
 /// Leader election of a Manager (a `coordination.k8s.io/v1` Lease).
 struct LeaderElectionOptions {
   /// Off by default: every replica runs every runnable.
@@ -46,7 +51,9 @@ struct LeaderElectionOptions {
 
 /// Options of a Manager. Set with designated initializers.
 struct ManagerOptions {
-  /// How to reach the API server. Ignored when `rest` is set.
+  /// How to reach the API server. Ignored when `rest` is set. A client-side rate limit left at
+  /// client-go's 5 QPS / burst 10 is raised to controller-runtime's 20 / 30
+  /// (`kManagerDefaultQps`, `kManagerDefaultBurst`); any other value is kept.
   client::Config config{};
   /// An existing REST client to share (tests, programs that built one already). Its requests
   /// appear in `rest_client_*` only if it was created with `RestClientOptions::metrics` (e.g. a

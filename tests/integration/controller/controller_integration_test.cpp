@@ -354,6 +354,22 @@ TEST_F(ControllerIntegrationTest, ClientReadsFromTheCacheAndReadsItsOwnWrites) {
   EXPECT_TRUE(IsNotFound(finalized.error())) << finalized.error().message;
   // The read-your-writes wait gives up after 10 s with a Timeout; NotFound must come from the cache.
   EXPECT_FALSE(IsTimeout(finalized.error()));
+
+  // Pods are deleted at once and the DELETE answers with the pod's last state (no
+  // deletionTimestamp): that is a deletion too.
+  const GroupVersionResource pods{"", "v1", "pods"};
+  auto pod = Object::Parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default"},
+      "spec":{"containers":[{"name":"c","image":"nginx"}]}})");
+  ASSERT_TRUE(pod.ok());
+  auto created_pod = c.Create(**pod);
+  ASSERT_TRUE(created_pod.ok()) << created_pod.error().message;
+  ASSERT_TRUE(c.Get(pods, {"default", "p"}).ok());
+  auto deleted_pod = c.Delete(**created_pod);
+  ASSERT_TRUE(deleted_pod.ok()) << deleted_pod.error().message;
+  EXPECT_EQ((*deleted_pod)->Kind(), "Pod");
+  auto pod_gone = c.Get(pods, {"default", "p"});
+  ASSERT_FALSE(pod_gone.ok());
+  EXPECT_TRUE(IsNotFound(pod_gone.error())) << pod_gone.error().message;
 }
 
 TEST_F(ControllerIntegrationTest, GracefulShutdownFinishesInFlightStartsNothingAndServesProbes) {
@@ -413,6 +429,22 @@ std::optional<double> SampleValue(const std::string& page, const std::string& se
     pos += prefix.size();
   }
   return std::nullopt;
+}
+
+// controller-runtime's GetConfig raises client-go's 5 QPS / burst 10 to 20 / 30 for controllers;
+// explicit values are kept.
+TEST_F(ControllerIntegrationTest, ManagerRaisesClientGoDefaultRateLimitToControllerRuntimes) {
+  const std::string host = "http://127.0.0.1:" + std::to_string(server_->port());
+  auto defaults = Manager::Create({.config = {.host = host}});
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_EQ((*defaults)->GetRestClient()->config().qps, kManagerDefaultQps);
+  EXPECT_EQ((*defaults)->GetRestClient()->config().burst, kManagerDefaultBurst);
+  EXPECT_EQ(kManagerDefaultQps, 20.0);
+  EXPECT_EQ(kManagerDefaultBurst, 30);
+  auto custom = Manager::Create({.config = {.host = host, .qps = 7.5, .burst = 12}});
+  ASSERT_TRUE(custom.ok()) << custom.error().message;
+  EXPECT_EQ((*custom)->GetRestClient()->config().qps, 7.5);
+  EXPECT_EQ((*custom)->GetRestClient()->config().burst, 12);
 }
 
 // A manager built from a Config (not a shared RestClient) reports its REST requests, and its

@@ -121,7 +121,7 @@ TEST_F(KubectlCrdTest, ApplyWaitGetWithPrinterColumns) {
   // Schema validation.
   const CommandResult bad = Kubectl("apply -f " + File("bad.yaml", WidgetYaml("bad", -1, "red")));
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.output.find("spec.replicas: Invalid value: -1: must be greater than or equal to 0"), std::string::npos)
+  EXPECT_NE(bad.output.find("spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0"), std::string::npos)
       << bad.output;
 }
 

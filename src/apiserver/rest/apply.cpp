@@ -3,9 +3,12 @@
 
 #include "apiserver/rest/apply.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <regex>
+#include <set>
 
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -14,10 +17,12 @@
 #include <kube/core/status.hpp>
 #include <kube/core/time.hpp>
 
+#include "apiserver/rest/builtin_schema.hpp"
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/managed_fields.hpp"
 #include "apiserver/rest/output.hpp"
+#include "apiserver/rest/schema_validation.hpp"
 #include "apiserver/rest/write_util.hpp"
 
 namespace kube::apiserver::rest {
@@ -115,6 +120,204 @@ void DropResetFields(const ResourceInfo& info, Subresource sub, json::object& co
   config = std::move(kept);
 }
 
+
+// --- the client-side apply bridge (kube's fieldmanager lastAppliedManager / lastAppliedUpdater) ---
+
+constexpr std::string_view kLastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration";
+// kube only bridges for kubectl's own server-side apply manager.
+constexpr std::string_view kKubectlManager = "kubectl";
+// apimachinery's TotalAnnotationSizeLimitB.
+constexpr std::size_t kTotalAnnotationSizeLimit = 256 * 1024;
+
+// A JSON string as Go's encoding/json writes it (HTML characters and U+2028/9 escaped).
+void AppendGoString(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+      out += "\\u00";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    } else if (c == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(s[i + 2]) == 0xA8 || static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
+      out += static_cast<unsigned char>(s[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  out.push_back('"');
+}
+
+// A float64 as Go's encoding/json writes it: shortest form, 'f' format in [1e-6, 1e21), else
+// 'e' format with a two-digit minimum exponent trimmed ("1e-07" -> "1e-7").
+void AppendGoFloat(std::string& out, double d) {
+  char buf[64];
+  const double a = std::fabs(d);
+  const auto fmt = (a != 0 && (a < 1e-6 || a >= 1e21)) ? std::chars_format::scientific : std::chars_format::fixed;
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d, fmt);
+  std::string text(buf, ec == std::errc() ? end : buf);
+  if (fmt == std::chars_format::scientific) {
+    const auto e = text.find('e');
+    if (e != std::string::npos && e + 3 < text.size() && text[e + 2] == '0') text.erase(e + 2, 1);
+  }
+  out += text;
+}
+
+// `v` as Go's json.Marshal writes a map[string]interface{}: object keys sorted, compact.
+void AppendGoJson(std::string& out, const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::null:
+      out += "null";
+      return;
+    case json::kind::bool_:
+      out += v.get_bool() ? "true" : "false";
+      return;
+    case json::kind::int64:
+      out += std::to_string(v.get_int64());
+      return;
+    case json::kind::uint64:
+      out += std::to_string(v.get_uint64());
+      return;
+    case json::kind::double_:
+      AppendGoFloat(out, v.get_double());
+      return;
+    case json::kind::string:
+      AppendGoString(out, std::string_view(v.get_string().data(), v.get_string().size()));
+      return;
+    case json::kind::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const auto& e : v.get_array()) {
+        if (!first) out.push_back(',');
+        first = false;
+        AppendGoJson(out, e);
+      }
+      out.push_back(']');
+      return;
+    }
+    case json::kind::object: {
+      std::vector<const json::key_value_pair*> members;
+      for (const auto& kv : v.get_object()) members.push_back(&kv);
+      std::sort(members.begin(), members.end(), [](const auto* a, const auto* b) { return a->key() < b->key(); });
+      out.push_back('{');
+      bool first = true;
+      for (const auto* kv : members) {
+        if (!first) out.push_back(',');
+        first = false;
+        AppendGoString(out, std::string_view(kv->key().data(), kv->key().size()));
+        out.push_back(':');
+        AppendGoJson(out, kv->value());
+      }
+      out.push_back('}');
+      return;
+    }
+  }
+}
+
+const json::string* LastApplied(const json::object& obj) {
+  const auto* annotations = ObjectAt(MetadataOf(obj), "annotations");
+  const auto* v = annotations != nullptr ? annotations->if_contains(kLastAppliedAnnotation) : nullptr;
+  if (v == nullptr || !v->is_string() || v->get_string().empty()) return nullptr;
+  return &v->get_string();
+}
+
+}  // namespace
+
+std::string BuildLastApplied(const json::object& config) {
+  json::object copy = config;
+  if (auto* meta = ObjectAt(copy, "metadata")) {
+    // Only the key goes: a map left empty stays (Go's delete on the map, then SetAnnotations).
+    if (auto* annotations = ObjectAt(*meta, "annotations")) annotations->erase(kLastAppliedAnnotation);
+  }
+  std::string out;
+  AppendGoJson(out, json::value(std::move(copy)));
+  out.push_back('\n');  // json.Encoder's newline, as kubectl's client-side annotation has too
+  return out;
+}
+
+void SyncLastApplied(json::object& obj, const json::object& config, std::string_view manager) {
+  if (manager != kKubectlManager || LastApplied(obj) == nullptr) return;
+  auto& annotations = EnsureObject(EnsureObject(obj, "metadata"), "annotations");
+  annotations[kLastAppliedAnnotation] = BuildLastApplied(config);
+  std::size_t total = 0;
+  for (const auto& kv : annotations) {
+    total += kv.key().size() + (kv.value().is_string() ? kv.value().get_string().size() : 0);
+  }
+  if (total > kTotalAnnotationSizeLimit) annotations.erase(kLastAppliedAnnotation);
+}
+
+Result<std::set<std::string>> AllowedConflictsFromLastApplied(const json::object& live, const TypeSchema* schema) {
+  const json::string* text = LastApplied(live);
+  if (text == nullptr) return NewBadRequest("no last applied annotation");
+  auto parsed = ParseJson(std::string_view(text->data(), text->size()));
+  if (!parsed.ok() || !parsed->is_object()) return NewBadRequest("couldn't parse the last applied annotation");
+  auto last_fields = LeafFieldSet(*parsed, schema);
+  if (!last_fields.ok()) return std::move(last_fields).error();
+  const json::value live_value(live);
+  auto cmp = CompareObjects(&*parsed, &live_value, schema);
+  if (!cmp.ok()) return std::move(cmp).error();
+  // Fields whose last-applied value is not the live one are not the client-side applier's.
+  const FieldSet allowed = last_fields->Difference(cmp->modified).Difference(cmp->added).Difference(cmp->removed);
+  std::set<std::string> out;
+  allowed.Iterate([&](const FieldPath& p) { out.insert(PathString(p)); });
+  return out;
+}
+
+namespace {
+
+// kube's conflictsDifference: the 409 of `err` without the conflicts in `allowed` (nullopt when
+// none remain), message rebuilt as kube prints a Conflicts value.
+std::optional<Error> RemainingConflicts(const Error& err, const std::set<std::string>& allowed) {
+  if (!err.details) return err;
+  std::vector<StatusCause> kept;
+  for (const auto& c : err.details->causes) {
+    if (c.reason != "FieldManagerConflict" || !allowed.contains(c.field)) kept.push_back(c);
+  }
+  if (kept.empty()) return std::nullopt;
+  if (kept.size() == err.details->causes.size()) return err;
+  std::string message;
+  if (kept.size() == 1) {
+    message = "Apply failed with 1 conflict: " + kept[0].message + ": " + kept[0].field;
+  } else {
+    message = "Apply failed with " + std::to_string(kept.size()) + " conflicts: ";
+    std::string previous;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      // Causes read "conflict with <manager>"; the grouped form says "conflicts with".
+      if (i == 0 || kept[i].message != previous) {
+        message += (i == 0 ? "" : "\n") + std::string("conflicts") + kept[i].message.substr(std::string_view("conflict").size()) + ":";
+        previous = kept[i].message;
+      }
+      message += "\n- " + kept[i].field;
+    }
+  }
+  return NewApplyConflict(std::move(kept), std::move(message));
+}
+
+// ApplyConfiguration with kube's lastAppliedManager: a conflicting apply by kubectl's
+// server-side manager on an object last applied client-side is forced when every conflict is a
+// field the last-applied annotation still describes (its value unchanged in the live object).
+Result<ApplyOutcome> ApplyBridged(const json::object* live, const json::object& config, const WriteManager& who,
+                                  bool force, const TypeSchema* schema) {
+  auto applied = ApplyConfiguration(live, config, who, force, schema);
+  if (applied.ok() || force || live == nullptr || who.manager != kKubectlManager || applied.error().code != 409) {
+    return applied;
+  }
+  auto allowed = AllowedConflictsFromLastApplied(*live, schema);
+  if (!allowed.ok()) return applied;
+  if (auto remaining = RemainingConflicts(applied.error(), *allowed)) return *remaining;
+  return ApplyConfiguration(live, config, who, /*force=*/true, schema);
+}
 }  // namespace
 
 Result<json::value> ParseYaml(std::string_view text) {
@@ -156,6 +359,28 @@ void HandleApply(const Env& env, Request& r, const PatchOptions& opts) {
   if (const auto* mf = MetadataOf(config).if_contains("managedFields"); mf != nullptr && !mf->is_null()) {
     return RespondError(r.w, NewBadRequest("metadata.managedFields must be nil"));
   }
+  // kube converts the configuration to its typed form first (built-in types; a custom resource's
+  // structural schema), which fails (500, no reason: a plain error in kube 1.32) on a member the
+  // type does not declare.
+  const TypeSchemaPtr builtin_fields = BuiltinFieldSchema(*r.info);
+  if (const TypeSchema* fields = builtin_fields != nullptr ? builtin_fields.get() : r.info->schema.get()) {
+    if (auto undeclared = UndeclaredApplyFields(*fields, config, /*keep_root_meta=*/builtin_fields == nullptr);
+        !undeclared.empty()) {
+      std::string detail;
+      if (undeclared.size() == 1) {
+        detail = undeclared.front();
+      } else {
+        detail = "errors:";
+        for (const auto& u : undeclared) detail += "\n  " + u;
+      }
+      const auto& meta = MetadataOf(config);
+      return RespondError(r.w, MakeError(500, "", "failed to create typed patch object (" +
+                                                      std::string(StringAt(meta, "namespace")) + "/" +
+                                                      std::string(StringAt(meta, "name")) + "; " +
+                                                      GvkString(api_version, kind) + "): " + detail));
+    }
+  }
+  const json::object original_config = config;  // what kube's lastAppliedUpdater encodes
   DropResetFields(*r.info, r.sub, config);
   if (auto admitted = AdmitNamespace(env, r, false, r.path.name); !admitted.ok()) {
     return RespondError(r.w, admitted.error());
@@ -173,8 +398,9 @@ void HandleApply(const Env& env, Request& r, const PatchOptions& opts) {
       [&](const json::object& current, Revision current_rv) -> Result<json::object> {
         json::object view = current;
         StoredToView(*r.info, view);
-        auto applied = ApplyConfiguration(&view, config, who_for(), force, schema);
+        auto applied = ApplyBridged(&view, config, who_for(), force, schema);
         if (!applied.ok()) return std::move(applied).error();
+        SyncLastApplied(applied->object, original_config, opts.field_manager);
         auto obj = DecodeObject(r, json::value(std::move(applied->object)), r.info->ApiVersion(), r.info->kind);
         if (!obj.ok()) return obj;
         KUBE_RETURN_IF_ERROR(CheckNameAndNamespace(r, *obj));
@@ -186,6 +412,7 @@ void HandleApply(const Env& env, Request& r, const PatchOptions& opts) {
         KUBE_RETURN_IF_ERROR(AdmitNamespace(env, r, /*creating=*/true, r.path.name));
         auto applied = ApplyConfiguration(nullptr, config, who_for(), force, schema);
         if (!applied.ok()) return std::move(applied).error();
+        SyncLastApplied(applied->object, original_config, opts.field_manager);
         auto& meta = EnsureObject(applied->object, "metadata");
         if (StringAt(meta, "name").empty()) meta["name"] = r.path.name;
         if (r.info->namespaced) {

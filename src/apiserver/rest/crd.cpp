@@ -122,11 +122,14 @@ void ValidateVersion(const json::object& version, const std::string& path, std::
       }
     }
   }
-  // Printer columns.
+  // Printer columns (kube's ValidateCustomResourceColumnDefinition: sorted sets joined by ",",
+  // and the Go field name `JSONPath` in the path).
   if (const auto* cols = version.if_contains("additionalPrinterColumns"); cols != nullptr && cols->is_array()) {
-    static const std::vector<std::string> kTypes = {"integer", "number", "string", "boolean", "date"};
-    static const std::vector<std::string> kFormats = {"int32", "int64", "float", "double", "byte",
-                                                      "date", "date-time", "password"};
+    static const std::vector<std::string> kTypes = {"boolean", "date", "integer", "number", "string"};
+    static const std::vector<std::string> kFormats = {"byte", "date", "date-time", "double",
+                                                      "float", "int32", "int64", "password"};
+    static const std::string kTypesMsg = "must be one of " + Join(kTypes, ",");
+    static const std::string kFormatsMsg = "must be one of " + Join(kFormats, ",");
     std::size_t i = 0;
     for (const auto& c : cols->get_array()) {
       const std::string cp = path + ".additionalPrinterColumns[" + std::to_string(i++) + "]";
@@ -135,15 +138,20 @@ void ValidateVersion(const json::object& version, const std::string& path, std::
       if (StringAt(col, "name").empty()) errs.push_back(FieldError::Required(cp + ".name", ""));
       const auto type = StringAt(col, "type");
       if (type.empty()) {
-        errs.push_back(FieldError::Required(cp + ".type", ""));
+        errs.push_back(FieldError::Required(cp + ".type", kTypesMsg));
       } else if (std::find(kTypes.begin(), kTypes.end(), type) == kTypes.end()) {
-        errs.push_back(FieldError::NotSupported(cp + ".type", QuoteJson(type), kTypes));
+        errs.push_back(FieldError::Invalid(cp + ".type", QuoteJson(type), kTypesMsg));
       }
       const auto format = StringAt(col, "format");
       if (!format.empty() && std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end()) {
-        errs.push_back(FieldError::NotSupported(cp + ".format", QuoteJson(format), kFormats));
+        errs.push_back(FieldError::Invalid(cp + ".format", QuoteJson(format), kFormatsMsg));
       }
-      if (StringAt(col, "jsonPath").empty()) errs.push_back(FieldError::Required(cp + ".jsonPath", ""));
+      const auto json_path = StringAt(col, "jsonPath");
+      if (json_path.empty()) {
+        errs.push_back(FieldError::Required(cp + ".JSONPath", ""));
+      } else if (json_path.front() != '.') {
+        errs.push_back(FieldError::Invalid(cp + ".JSONPath", QuoteJson(json_path), "must be a simple json path starting with ."));
+      }
     }
   }
   // Selectable fields.
@@ -187,6 +195,26 @@ void RegisterCustomResourceDefinitions(Registry& registry) { registry.Add(CrdRes
 
 bool IsCrdResource(const ResourceInfo& info) {
   return info.group == kCrdGroup && info.resource == kCrdResource;
+}
+
+bool CrdIsTerminating(const json::object& crd) {
+  if (MetadataOf(crd).contains("deletionTimestamp")) return true;
+  const auto* status = ObjectAt(crd, "status");
+  const auto* conditions = status != nullptr ? status->if_contains("conditions") : nullptr;
+  if (conditions == nullptr || !conditions->is_array()) return false;
+  for (const auto& c : conditions->get_array()) {
+    if (c.is_object() && StringAt(c.get_object(), "type") == "Terminating" &&
+        StringAt(c.get_object(), "status") == "True") {
+      return true;
+    }
+  }
+  return false;
+}
+
+Error NewCrdTerminatingCreate(const GroupResource& gr) {
+  Error e = NewMethodNotSupported(gr, "create");
+  e.message = "create not allowed while custom resource definition is terminating";
+  return e;
 }
 
 CrdNames NamesOf(const json::object& crd) {
@@ -251,7 +279,7 @@ std::vector<FieldError> ValidateCrd(const json::object& crd, const json::object*
   // Versions.
   const json::array* versions = VersionsOf(crd);
   int storage = 0;
-  bool served = false;
+  bool unique_names = true;
   std::set<std::string> seen;
   if (versions != nullptr) {
     std::size_t i = 0;
@@ -264,21 +292,21 @@ std::vector<FieldError> ValidateCrd(const json::object& crd, const json::object*
         errs.push_back(FieldError::Required(path + ".name", ""));
       } else if (auto msgs = IsDns1035Label(vname); !msgs.empty()) {
         errs.push_back(FieldError::Invalid(path + ".name", QuoteJson(vname), Join(msgs, ",")));
-      } else if (!seen.insert(std::string(vname)).second) {
-        errs.push_back(FieldError::Duplicate(path + ".name", QuoteJson(vname)));
       }
+      if (!seen.insert(std::string(vname)).second) unique_names = false;
       if (BoolAt(ver, "storage")) ++storage;
-      if (BoolAt(ver, "served")) served = true;
       ValidateVersion(ver, path, errs);
     }
   }
+  // kube prints the versions as a Go value (%#v) here; kubecpp leaves the value out. There is no
+  // "served" rule: a CRD may serve no version.
   if (versions == nullptr || versions->empty()) {
     errs.push_back(FieldError::Required("spec.versions", ""));
   } else {
+    if (!unique_names) errs.push_back(FieldError::Invalid("spec.versions", "", "must contain unique version names"));
     if (storage != 1) {
       errs.push_back(FieldError::Invalid("spec.versions", "", "must have exactly one version marked as storage version"));
     }
-    if (!served) errs.push_back(FieldError::Invalid("spec.versions", "", "must serve at least one version"));
   }
   // Names.
   ValidateDns1035(errs, "spec.names.plural", n.plural, true);
@@ -300,6 +328,10 @@ std::vector<FieldError> ValidateCrd(const json::object& crd, const json::object*
   }
   if (old != nullptr) {
     for (auto& e : ValidateCrdUpdate(crd, *old)) errs.push_back(std::move(e));
+  } else if (storage == 0) {
+    // kube's create strategy records the storage version in status.storedVersions before
+    // validating it: with none, that check fails too.
+    errs.push_back(FieldError::Invalid("status.storedVersions", "[]string(nil)", "must have at least one stored version"));
   }
   return errs;
 }

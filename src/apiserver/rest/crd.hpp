@@ -32,6 +32,15 @@ void RegisterCustomResourceDefinitions(Registry& registry);
 /// True for the `customresourcedefinitions` resource.
 bool IsCrdResource(const ResourceInfo& info);
 
+/// True when the CRD is being deleted: its `Terminating` condition is True, or it has a
+/// deletionTimestamp (the condition follows from the controller's next pass).
+bool CrdIsTerminating(const boost::json::object& crd);
+
+/// kube's CR handler answer to a POST of a custom resource whose CRD is terminating: 405
+/// MethodNotAllowed `create not allowed while custom resource definition is terminating`, details
+/// {group, kind: <plural>}.
+Error NewCrdTerminatingCreate(const GroupResource& gr);
+
 /// The defaulted `spec.names` of a CRD and its group (empty strings when absent).
 struct CrdNames {
   std::string group;

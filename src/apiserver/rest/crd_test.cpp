@@ -4,6 +4,10 @@
 
 #include <boost/json.hpp>
 
+#include <kube/apiserver/apiserver.hpp>
+
+#include "apiserver/rest/apply.hpp"
+#include "apiserver/rest/builtin_schema.hpp"
 #include "apiserver/rest/schema_validation.hpp"
 
 namespace kube::apiserver::rest {
@@ -73,7 +77,7 @@ TEST(CrdTest, ValidationMessages) {
       R"(metadata.name: Invalid value: "gadgets.example.com": must be spec.names.plural+"."+spec.group)",
       R"(spec.group: Invalid value: "example": should be a domain with at least one dot)",
       R"(spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced")",
-      R"(spec.versions[1].name: Duplicate value: "v1")",
+      "spec.versions: Invalid value: must contain unique version names",
       "spec.versions: Invalid value: must have exactly one version marked as storage version",
       R"(spec.names.listKind: Invalid value: "WidgetList": kind and listKind may not be the same)",
   };
@@ -91,10 +95,36 @@ TEST(CrdTest, VersionRules) {
   const std::vector<std::string> want = {
       "spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required",
       R"(spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".status.replicas": should be a json path under .spec)",
-      R"(spec.versions[0].additionalPrinterColumns[0].type: Unsupported value: "float": supported values: "integer", "number", "string", "boolean", "date")",
-      "spec.versions: Invalid value: must serve at least one version",
+      R"(spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "float": must be one of boolean,date,integer,number,string)",
   };
   EXPECT_EQ(errs, want);
+}
+
+TEST(CrdTest, PrinterColumnsAndStoredVersionsAsKube) {
+  auto crd = ValidCrd();
+  auto& versions = crd["spec"].as_object()["versions"].as_array();
+  auto& col = versions[0].as_object()["additionalPrinterColumns"].as_array()[0].as_object();
+  col["format"] = "percent";
+  col["jsonPath"] = "spec.replicas";
+  col.erase("type");
+  versions[0].as_object()["storage"] = false;
+  const auto errs = Strings(ValidateCrd(crd, nullptr));
+  const std::vector<std::string> want = {
+      "spec.versions[0].additionalPrinterColumns[0].type: Required value: must be one of boolean,date,integer,number,string",
+      R"(spec.versions[0].additionalPrinterColumns[0].format: Invalid value: "percent": must be one of )"
+      "byte,date,date-time,double,float,int32,int64,password",
+      R"(spec.versions[0].additionalPrinterColumns[0].JSONPath: Invalid value: "spec.replicas": must be a simple json path starting with .)",
+      "spec.versions: Invalid value: must have exactly one version marked as storage version",
+      "status.storedVersions: Invalid value: []string(nil): must have at least one stored version",
+  };
+  EXPECT_EQ(errs, want);
+  // On update the stored versions come from the old object: no such error.
+  auto old = ValidCrd();
+  for (const auto& e : Strings(ValidateCrd(crd, &old))) EXPECT_EQ(e.find("storedVersions"), std::string::npos) << e;
+  // No version served is allowed (kube has no such rule).
+  auto unserved = ValidCrd();
+  unserved["spec"].as_object()["versions"].as_array()[0].as_object()["served"] = false;
+  EXPECT_TRUE(ValidateCrd(unserved, nullptr).empty());
 }
 
 TEST(CrdTest, JsonPathToPointer) {
@@ -251,11 +281,11 @@ TEST(SchemaValidationTest, ConstraintMessages) {
   const auto errs = Strings(ValidateAgainstSchema(*s, obj));
   const std::vector<std::string> want = {
       "spec.r: Required value",
-      "spec.i: Invalid value: 5: must be less than 5",
-      "spec.e: Invalid value: 0.5: must be greater than 0.5",
-      R"(spec.s: Invalid value: "b": should be at least 2 chars long)",
-      R"(spec.s: Invalid value: "b": should match '^a')",
-      "spec.l: Invalid value: 0: should have at least 1 items",
+      "spec.i: Invalid value: 5: spec.i in body should be less than 5",
+      "spec.e: Invalid value: 0.5: spec.e in body should be greater than 0.5",
+      R"(spec.s: Invalid value: "b": spec.s in body should be at least 2 chars long)",
+      R"(spec.s: Invalid value: "b": spec.s in body should match '^a')",
+      "spec.l: Invalid value: 0: spec.l in body should have at least 1 items",
       R"(spec.set[1]: Duplicate value: "x")",
       R"(spec.nn: Invalid value: "null": spec.nn in body must be of type string: "null")",
       R"(spec.ios: Invalid value: "boolean": spec.ios in body must be of type integer,string: "boolean")",
@@ -268,18 +298,153 @@ TEST(SchemaValidationTest, ConstraintMessages) {
 TEST(SchemaValidationTest, FieldValidationModes) {
   ResourceInfo info;
   info.group = "example.com";
+  info.version = "v1";
+  info.kind = "W";
   info.schema = Schema(R"({"type":"object","properties":{"spec":{"type":"object","properties":{"a":{"type":"string"}}}}})");
   const auto body = Parse(R"({"apiVersion":"example.com/v1","kind":"W","metadata":{"name":"w"},"spec":{"a":"x","foo":1,"bar":2}})");
   std::vector<std::string> warnings;
-  EXPECT_TRUE(CheckUnknownFields(info, body, "", &warnings).ok());
   EXPECT_TRUE(CheckUnknownFields(info, body, "Ignore", &warnings).ok());
   EXPECT_TRUE(warnings.empty());
   EXPECT_TRUE(CheckUnknownFields(info, body, "Warn", &warnings).ok());
   EXPECT_EQ(warnings, (std::vector<std::string>{R"(unknown field "spec.foo")", R"(unknown field "spec.bar")"}));
+  warnings.clear();
+  // No parameter: kube 1.32's default is Warn.
+  EXPECT_TRUE(CheckUnknownFields(info, body, "", &warnings).ok());
+  EXPECT_EQ(warnings.size(), 2u);
   auto strict = CheckUnknownFields(info, body, "Strict", nullptr);
   ASSERT_FALSE(strict.ok());
   EXPECT_EQ(strict.error().code, 400);
-  EXPECT_EQ(strict.error().message, R"(strict decoding error: unknown field "spec.foo", unknown field "spec.bar")");
+  EXPECT_EQ(strict.error().message,
+            R"(W in version "v1" cannot be handled as a W: strict decoding error: unknown field "spec.foo", unknown field "spec.bar")");
+  auto patched = CheckUnknownFieldsOfPatch(info, body, "Strict", nullptr);
+  ASSERT_FALSE(patched.ok());
+  EXPECT_EQ(patched.error().message, R"(strict decoding error: unknown field "spec.foo", unknown field "spec.bar")");
+}
+
+TEST(BuiltinFieldSchemaTest, UnknownFieldsOfBuiltinsIncludeMetadataAndNestedTypes) {
+  Registry registry;
+  RegisterBuiltins(registry);
+  const auto pods = registry.Find("", "v1", "pods");
+  ASSERT_NE(pods, nullptr);
+  const auto body = Parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labelz":{}},
+      "spec":{"containers":[{"name":"c","image":"i","imagePullPolicy":"Always","foo":1,
+      "livenessProbe":{"httpGet":{"port":8080,"bogus":true}}}],"bar":2},"top":3})");
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(CheckUnknownFields(*pods, body, "Warn", &warnings).ok());
+  EXPECT_EQ(warnings, (std::vector<std::string>{R"(unknown field "metadata.labelz")",
+                                                R"(unknown field "spec.containers[0].foo")",
+                                                R"(unknown field "spec.containers[0].livenessProbe.httpGet.bogus")",
+                                                R"(unknown field "spec.bar")", R"(unknown field "top")"}));
+  auto strict = CheckUnknownFields(*pods, body, "Strict", nullptr);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.error().code, 400);
+  EXPECT_EQ(strict.error().message.rfind(
+                R"(Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "metadata.labelz", unknown field)", 0),
+            0u);
+
+  bj::object pruned = body;
+  PruneBuiltinFields(*pods, pruned);
+  EXPECT_EQ(UnknownFields(*BuiltinFieldSchema(*pods), pruned, false), std::vector<std::string>{});
+  EXPECT_TRUE(pruned.at("spec").at("containers").at(0).as_object().contains("imagePullPolicy"));
+  EXPECT_EQ(pruned.at("spec").at("containers").at(0).at("livenessProbe").at("httpGet").as_object().size(), 1u);
+
+  // Apply: structured-merge-diff's typed-conversion paths.
+  EXPECT_EQ(UndeclaredApplyFields(*BuiltinFieldSchema(*pods), body),
+            (std::vector<std::string>{".metadata.labelz: field not declared in schema",
+                                      R"(.spec.containers[name="c"].foo: field not declared in schema)",
+                                      R"(.spec.containers[name="c"].livenessProbe.httpGet.bogus: field not declared in schema)",
+                                      ".spec.bar: field not declared in schema", ".top: field not declared in schema"}));
+}
+
+TEST(BuiltinFieldSchemaTest, OpenStructsKeepEverythingAndRbacAndCrdHaveSchemas) {
+  Registry registry;
+  RegisterBuiltins(registry);
+  const auto pods = registry.Find("", "v1", "pods");
+  // Volume sources, affinity terms and pod status are open: nothing reported, nothing dropped.
+  const auto body = Parse(R"({"spec":{"containers":[],"affinity":{"nodeAffinity":{"anything":{"x":1}}},
+      "volumes":[{"name":"v","csi":{"driver":"d","newField":1}}]},"status":{"resize":"x"}})");
+  EXPECT_TRUE(UnknownFields(*BuiltinFieldSchema(*pods), body, false).empty());
+  const auto roles = registry.Find("rbac.authorization.k8s.io", "v1", "clusterroles");
+  ASSERT_NE(roles, nullptr);
+  ASSERT_NE(BuiltinFieldSchema(*roles), nullptr);
+  EXPECT_EQ(UnknownFields(*BuiltinFieldSchema(*roles),
+                          Parse(R"({"rules":[{"verbs":["get"],"verb":"x"}],"aggregationRule":{"clusterRoleSelectors":[]}})"),
+                          false),
+            std::vector<std::string>{"rules[0].verb"});
+  const auto crds = registry.Find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  ASSERT_NE(crds, nullptr);
+  EXPECT_EQ(UnknownFields(*BuiltinFieldSchema(*crds),
+                          Parse(R"({"spec":{"group":"g","versions":[{"name":"v1","schema":{"openAPIV3Schema":
+                              {"type":"object","x-anything":{"deep":1}}},"servd":true}]},"status":{"x":1}})"),
+                          false),
+            std::vector<std::string>{"spec.versions[0].servd"});
+  EXPECT_EQ(BuiltinFieldSchema(*registry.Find("events.k8s.io", "v1", "events")),
+            BuiltinSchema(BuiltinKind::kEvent));
+  // Every served built-in resource has a field schema, and its JSON text parses.
+  for (const auto& info : registry.All()) {
+    ASSERT_NE(BuiltinFieldSchema(*info), nullptr) << info->Gr().String();
+    EXPECT_TRUE(ParseTypeSchema(std::string_view(BuiltinFieldSchemaJson(*info))).ok()) << info->Gr().String();
+  }
+}
+
+TEST(LastAppliedTest, EncodedAsGoEncodesAMapWithoutTheAnnotationKey) {
+  const auto config = Parse(R"({"kind":"ConfigMap","apiVersion":"v1",
+      "metadata":{"name":"x","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"old","z":"<a&b>"}},
+      "data":{"b":"\u2028","a":"line\n"},"n":1.5,"i":-3,"t":true,"l":[null,{"y":1,"x":2}]})");
+  EXPECT_EQ(BuildLastApplied(config),
+            R"({"apiVersion":"v1","data":{"a":"line\n","b":"\u2028"},"i":-3,"kind":"ConfigMap","l":[null,{"x":2,"y":1}],)"
+            R"("metadata":{"annotations":{"z":"\u003ca\u0026b\u003e"},"name":"x"},"n":1.5,"t":true})"
+            "\n");
+  // Only the key goes: an annotations map it leaves empty stays.
+  EXPECT_EQ(BuildLastApplied(Parse(R"({"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"o"}}})")),
+            "{\"metadata\":{\"annotations\":{}}}\n");
+}
+
+TEST(LastAppliedTest, SyncOnlyForKubectlAndAnExistingAnnotation) {
+  const auto config = Parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"2"}})");
+  auto live = Parse(R"({"metadata":{"name":"x","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"old"}}})");
+  auto other = live;
+  SyncLastApplied(other, config, "other");
+  EXPECT_EQ(other, live);
+  auto none = Parse(R"({"metadata":{"name":"x"}})");
+  SyncLastApplied(none, config, "kubectl");
+  EXPECT_FALSE(none.at("metadata").as_object().contains("annotations"));
+  SyncLastApplied(live, config, "kubectl");
+  EXPECT_EQ(live.at("metadata").at("annotations").at("kubectl.kubernetes.io/last-applied-configuration").as_string(),
+            BuildLastApplied(config));
+  // Too large for kube's 256 KiB annotation budget: the annotation is dropped instead.
+  auto big = Parse(R"({"metadata":{"name":"x","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"old"}}})");
+  auto huge = config;
+  huge["data"].as_object()["a"] = std::string(300 * 1024, 'x');
+  SyncLastApplied(big, huge, "kubectl");
+  EXPECT_FALSE(big.at("metadata").at("annotations").as_object().contains("kubectl.kubernetes.io/last-applied-configuration"));
+}
+
+TEST(LastAppliedTest, AllowedConflictsAreLastAppliedFieldsStillLive) {
+  const std::string last = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"1","b":"2"}})";
+  bj::object live = Parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","annotations":{}},
+                              "data":{"a":"1","b":"changed","c":"3"}})");
+  live["metadata"].as_object()["annotations"].as_object()["kubectl.kubernetes.io/last-applied-configuration"] = last;
+  auto allowed = AllowedConflictsFromLastApplied(live, BuiltinSchema(BuiltinKind::kConfigMap).get());
+  ASSERT_TRUE(allowed.ok()) << allowed.error().message;
+  EXPECT_TRUE(allowed->contains(".data.a"));
+  EXPECT_FALSE(allowed->contains(".data.b"));  // changed since
+  EXPECT_FALSE(allowed->contains(".data.c"));  // never client-side applied
+  EXPECT_FALSE(AllowedConflictsFromLastApplied(Parse(R"({"metadata":{}})"), nullptr).ok());
+}
+
+TEST(CrdTerminatingTest, ConditionOrDeletionTimestamp) {
+  EXPECT_FALSE(CrdIsTerminating(Parse(R"({"metadata":{"name":"a.b.c"}})")));
+  EXPECT_TRUE(CrdIsTerminating(Parse(R"({"metadata":{"deletionTimestamp":"2024-01-01T00:00:00Z"}})")));
+  EXPECT_TRUE(CrdIsTerminating(Parse(R"({"status":{"conditions":[{"type":"Terminating","status":"True"}]}})")));
+  EXPECT_FALSE(CrdIsTerminating(Parse(R"({"status":{"conditions":[{"type":"Terminating","status":"False"}]}})")));
+  const Error e = NewCrdTerminatingCreate({"example.com", "widgets"});
+  EXPECT_EQ(e.code, 405);
+  EXPECT_EQ(e.reason, "MethodNotAllowed");
+  EXPECT_EQ(e.message, "create not allowed while custom resource definition is terminating");
+  ASSERT_TRUE(e.details.has_value());
+  EXPECT_EQ(e.details->group, "example.com");
+  EXPECT_EQ(e.details->kind, "widgets");
 }
 
 }  // namespace

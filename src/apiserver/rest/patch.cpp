@@ -124,7 +124,7 @@ void HandlePatch(const Env& env, Request& r) {
         if (!patched.ok()) return std::move(patched).error();
         auto obj = DecodeObject(r, std::move(*patched), r.info->ApiVersion(), r.info->kind);
         if (!obj.ok()) return obj;
-        KUBE_RETURN_IF_ERROR(CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings));
+        KUBE_RETURN_IF_ERROR(CheckUnknownFieldsOfPatch(*r.info, *obj, opts->field_validation, &warnings));
         KUBE_RETURN_IF_ERROR(CheckNameAndNamespace(r, *obj));
         KUBE_RETURN_IF_ERROR(CheckUpdateResourceVersion(r, *obj, current_rv));
         return obj;

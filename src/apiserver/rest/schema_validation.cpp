@@ -12,8 +12,10 @@
 #include <kube/core/json.hpp>
 #include <kube/core/json_pointer.hpp>
 
+#include "apiserver/rest/builtin_schema.hpp"
 #include "apiserver/rest/crd.hpp"
 #include "apiserver/rest/json_util.hpp"
+#include "apiserver/rest/managed_fields.hpp"
 #include "apiserver/rest/strategy.hpp"
 
 namespace kube::apiserver::rest {
@@ -168,6 +170,19 @@ int64_t RuneCount(std::string_view s) {
   return n;
 }
 
+// kube-openapi's message prefix: "<path> in body ".
+std::string InBody(const std::string& path) { return path + " in body "; }
+
+// field.TooMany: `Too many: <n>: must have at most <max> items` ("item" for 1).
+FieldError TooMany(const std::string& path, int64_t n, int64_t max) {
+  FieldError e;
+  e.type = "FieldValueTooMany";
+  e.field = path;
+  e.detail = "must have at most " + std::to_string(max) + (max == 1 ? " item" : " items");
+  e.bad_value_json = std::to_string(n);
+  return e;
+}
+
 void ValidateValue(const TypeSchema& s, const json::value& v, const std::string& path, bool root,
                    std::vector<FieldError>& errs) {
   if (v.is_null()) {
@@ -196,14 +211,14 @@ void ValidateValue(const TypeSchema& s, const json::value& v, const std::string&
     if (s.minimum) {
       if (s.exclusive_minimum ? d <= *s.minimum : d < *s.minimum) {
         errs.push_back(FieldError::Invalid(path, BadValue(v),
-                                           std::string(s.exclusive_minimum ? "must be greater than " : "must be greater than or equal to ") +
+                                           InBody(path) + (s.exclusive_minimum ? "should be greater than " : "should be greater than or equal to ") +
                                                FormatNumber(*s.minimum)));
       }
     }
     if (s.maximum) {
       if (s.exclusive_maximum ? d >= *s.maximum : d > *s.maximum) {
         errs.push_back(FieldError::Invalid(path, BadValue(v),
-                                           std::string(s.exclusive_maximum ? "must be less than " : "must be less than or equal to ") +
+                                           InBody(path) + (s.exclusive_maximum ? "should be less than " : "should be less than or equal to ") +
                                                FormatNumber(*s.maximum)));
       }
     }
@@ -212,16 +227,17 @@ void ValidateValue(const TypeSchema& s, const json::value& v, const std::string&
     const std::string_view str(v.get_string().data(), v.get_string().size());
     const int64_t len = RuneCount(str);
     if (s.min_length && len < *s.min_length) {
-      errs.push_back(FieldError::Invalid(path, SerializeJson(v), "should be at least " + std::to_string(*s.min_length) + " chars long"));
+      errs.push_back(FieldError::Invalid(path, SerializeJson(v), InBody(path) + "should be at least " + std::to_string(*s.min_length) + " chars long"));
     }
     if (s.max_length && len > *s.max_length) {
-      errs.push_back(FieldError::TooLong(path, "may not be more than " + std::to_string(*s.max_length) + " bytes"));
+      errs.push_back(FieldError::TooLong(path, "may not be more than " + std::to_string(*s.max_length) +
+                                                    (*s.max_length == 1 ? " byte" : " bytes")));
     }
     if (!s.pattern.empty()) {
       try {
         const std::regex re(s.pattern, std::regex::ECMAScript);
         if (!std::regex_search(str.begin(), str.end(), re)) {
-          errs.push_back(FieldError::Invalid(path, SerializeJson(v), "should match '" + s.pattern + "'"));
+          errs.push_back(FieldError::Invalid(path, SerializeJson(v), InBody(path) + "should match '" + s.pattern + "'"));
         }
       } catch (const std::regex_error&) {
         errs.push_back(FieldError::Invalid(path, SerializeJson(v), "pattern '" + s.pattern + "' is not a valid regular expression"));
@@ -232,16 +248,9 @@ void ValidateValue(const TypeSchema& s, const json::value& v, const std::string&
     const auto& arr = v.get_array();
     const auto n = static_cast<int64_t>(arr.size());
     if (s.min_items && n < *s.min_items) {
-      errs.push_back(FieldError::Invalid(path, std::to_string(n), "should have at least " + std::to_string(*s.min_items) + " items"));
+      errs.push_back(FieldError::Invalid(path, std::to_string(n), InBody(path) + "should have at least " + std::to_string(*s.min_items) + " items"));
     }
-    if (s.max_items && n > *s.max_items) {
-      FieldError e;
-      e.type = "FieldValueTooMany";
-      e.field = path;
-      e.detail = "must have at most " + std::to_string(*s.max_items) + " items";
-      e.bad_value_json = std::to_string(n);
-      errs.push_back(std::move(e));
-    }
+    if (s.max_items && n > *s.max_items) errs.push_back(TooMany(path, n, *s.max_items));
     if (s.list_type == TypeSchema::ListType::kSet) {
       for (std::size_t i = 0; i < arr.size(); ++i) {
         for (std::size_t j = 0; j < i; ++j) {
@@ -264,10 +273,11 @@ void ValidateValue(const TypeSchema& s, const json::value& v, const std::string&
     }
     const auto n = static_cast<int64_t>(obj.size());
     if (s.min_properties && n < *s.min_properties) {
-      errs.push_back(FieldError::Invalid(path, std::to_string(n), "should have at least " + std::to_string(*s.min_properties) + " properties"));
+      errs.push_back(FieldError::Invalid(path, std::to_string(n), InBody(path) + "should have at least " +
+                                                                      std::to_string(*s.min_properties) + " properties"));
     }
     if (s.max_properties && n > *s.max_properties) {
-      errs.push_back(FieldError::Invalid(path, std::to_string(n), "should have at most " + std::to_string(*s.max_properties) + " properties"));
+      errs.push_back(TooMany(path, n, *s.max_properties));  // kube reports it as field.TooMany
     }
     for (const auto& kv : obj) {
       const std::string_view key(kv.key().data(), kv.key().size());
@@ -283,16 +293,113 @@ void ValidateValue(const TypeSchema& s, const json::value& v, const std::string&
   }
 }
 
+void CollectUnknown(const TypeSchema& s, const json::value& value, const std::string& path, bool root,
+                    std::vector<std::string>& out);
+
+// The paths PruneObject would remove from `obj`, without copying or modifying it.
+void CollectUnknownMembers(const TypeSchema& s, const json::object& obj, const std::string& path, bool keep_meta,
+                           std::vector<std::string>& out) {
+  for (const auto& kv : obj) {
+    const std::string_view key(kv.key().data(), kv.key().size());
+    if (keep_meta && IsRootMeta(key)) continue;
+    const TypeSchema* member = nullptr;
+    if (auto it = s.properties.find(key); it != s.properties.end()) {
+      member = it->second.get();
+    } else if (s.additional_properties != nullptr) {
+      member = s.additional_properties.get();
+    }
+    if (member == nullptr) {
+      if (!s.preserve_unknown_fields) out.push_back(Child(path, key));
+      continue;
+    }
+    CollectUnknown(*member, kv.value(), Child(path, key), false, out);
+  }
+}
+
+// The paths PruneValue would remove from `value`.
+void CollectUnknown(const TypeSchema& s, const json::value& value, const std::string& path, bool root,
+                    std::vector<std::string>& out) {
+  if (value.is_object()) {
+    if (s.type == TypeSchema::Type::kObject || !s.properties.empty() || s.additional_properties != nullptr ||
+        (s.type == TypeSchema::Type::kAny && !s.preserve_unknown_fields && !s.int_or_string)) {
+      CollectUnknownMembers(s, value.get_object(), path, root || s.embedded_resource, out);
+    }
+  } else if (value.is_array() && s.items != nullptr) {
+    const auto& arr = value.get_array();
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      CollectUnknown(*s.items, arr[i], Index(path, i), s.items->embedded_resource, out);
+    }
+  }
+}
+
+// The members of an apply configuration that `s` does not declare, as structured-merge-diff's
+// typed conversion reports them (`.spec.foo`, `.spec.containers[name="c"].bar`).
+// With `keep_meta` (the root and embedded resources of custom resources), apiVersion, kind and
+// metadata are not looked at (kube's CRD type converter adds their schemas itself).
+void UndeclaredFields(const TypeSchema& s, const json::value& v, FieldPath& path, std::vector<std::string>& out,
+                      bool keep_meta) {
+  if (v.is_object()) {
+    if (s.preserve_unknown_fields && s.properties.empty() && s.additional_properties == nullptr) return;
+    if (s.type != TypeSchema::Type::kObject && s.properties.empty() && s.additional_properties == nullptr) return;
+    for (const auto& kv : v.get_object()) {
+      const std::string_view key(kv.key().data(), kv.key().size());
+      if ((keep_meta || s.embedded_resource) && IsRootMeta(key)) continue;
+      const TypeSchema* member = s.Member(key);
+      path.push_back(PathElement::Field(std::string(key)));
+      if (member == nullptr) {
+        if (!s.preserve_unknown_fields) out.push_back(PathString(path) + ": field not declared in schema");
+      } else {
+        UndeclaredFields(*member, kv.value(), path, out, /*keep_meta=*/false);
+      }
+      path.pop_back();
+    }
+    return;
+  }
+  if (!v.is_array() || s.items == nullptr) return;
+  const auto& arr = v.get_array();
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const json::value& e = arr[i];
+    PathElement el = PathElement::Index(static_cast<int64_t>(i));
+    if (s.list_type == TypeSchema::ListType::kSet) {
+      el = PathElement::Value(e);
+    } else if (s.list_type == TypeSchema::ListType::kMap && e.is_object()) {
+      std::vector<std::pair<std::string, json::value>> key;
+      for (const auto& k : s.list_map_keys) {
+        if (const auto* kv = e.get_object().if_contains(k)) key.emplace_back(k, *kv);
+      }
+      if (!key.empty()) el = PathElement::Key(std::move(key));
+    }
+    path.push_back(std::move(el));
+    UndeclaredFields(*s.items, e, path, out, /*keep_meta=*/false);
+    path.pop_back();
+  }
+}
+
 }  // namespace
 
 void PruneAndDefault(const TypeSchema& schema, json::object& obj, std::vector<std::string>* pruned) {
   PruneObject(schema, obj, "", /*root=*/true, pruned, /*apply_defaults=*/true);
 }
 
-std::vector<std::string> UnknownFields(const TypeSchema& schema, const json::object& obj) {
+std::vector<std::string> UnknownFields(const TypeSchema& schema, const json::object& obj, bool keep_root_meta) {
   std::vector<std::string> out;
-  json::object copy = obj;
-  PruneObject(schema, copy, "", /*root=*/true, &out, /*apply_defaults=*/false);
+  CollectUnknownMembers(schema, obj, "", keep_root_meta || schema.embedded_resource, out);
+  return out;
+}
+
+void PruneUnknownFields(const TypeSchema& schema, json::object& obj) {
+  PruneObject(schema, obj, "", /*root=*/false, nullptr, /*apply_defaults=*/false);
+}
+
+void PruneBuiltinFields(const ResourceInfo& info, json::object& obj) {
+  if (const TypeSchemaPtr schema = BuiltinFieldSchema(info)) PruneUnknownFields(*schema, obj);
+}
+
+std::vector<std::string> UndeclaredApplyFields(const TypeSchema& schema, const json::object& config,
+                                               bool keep_root_meta) {
+  std::vector<std::string> out;
+  FieldPath path;
+  UndeclaredFields(schema, json::value(config), path, out, keep_root_meta);
   return out;
 }
 
@@ -316,21 +423,32 @@ void ValidateGenericKind(const ResourceInfo& info, const json::object& obj, std:
 
 void PrepareGenericKind(const ResourceInfo& info, json::object& obj, bool creating) {
   if (IsCrdResource(info)) {
-    DefaultCrd(obj, creating);
+    DefaultCrd(obj, creating);  // pruned by PruneBuiltinFields (the strategy calls it first)
     return;
   }
   if (info.schema != nullptr) PruneAndDefault(*info.schema, obj, nullptr);
 }
 
-Result<void> CheckUnknownFields(const ResourceInfo& info, const json::object& body,
-                                std::string_view field_validation, std::vector<std::string>* warnings) {
-  if (info.schema == nullptr || field_validation.empty() || field_validation == "Ignore") return Ok();
-  // Built-in schemas carry merge metadata, not every field: only CRD schemas are complete.
-  if (KindOf(info) != BuiltinKind::kGeneric) return Ok();
-  const std::vector<std::string> unknown = UnknownFields(*info.schema, body);
+namespace {
+
+Result<void> CheckUnknown(const ResourceInfo& info, const json::object& body, std::string_view field_validation,
+                          std::vector<std::string>* warnings, bool decoding) {
+  // kube 1.32's default (the ServerSideFieldValidation feature is GA) is Warn.
+  if (field_validation == "Ignore") return Ok();
+  // Built-in kinds: their complete field schema, metadata included; custom resources: their CRD
+  // schema (apiVersion, kind and metadata are not part of it).
+  const TypeSchemaPtr builtin = BuiltinFieldSchema(info);
+  const TypeSchema* schema = builtin != nullptr ? builtin.get() : info.schema.get();
+  if (schema == nullptr) return Ok();
+  const std::vector<std::string> unknown = UnknownFields(*schema, body, /*keep_root_meta=*/builtin == nullptr);
   if (unknown.empty()) return Ok();
   if (field_validation == "Strict") {
-    std::string msg = "strict decoding error: ";
+    // A create or update body fails kube's decoder, whose error the handler wraps
+    // (transformDecodeError); patch handlers answer the strict error alone.
+    std::string msg = decoding ? info.kind + " in version " + QuoteJson(info.version) + " cannot be handled as a " +
+                                     info.kind + ": "
+                               : std::string();
+    msg += "strict decoding error: ";
     for (std::size_t i = 0; i < unknown.size(); ++i) msg += (i == 0 ? "" : ", ") + std::string("unknown field ") + QuoteJson(unknown[i]);
     return NewBadRequest(msg);
   }
@@ -338,6 +456,18 @@ Result<void> CheckUnknownFields(const ResourceInfo& info, const json::object& bo
     for (const auto& f : unknown) warnings->push_back("unknown field " + QuoteJson(f));
   }
   return Ok();
+}
+
+}  // namespace
+
+Result<void> CheckUnknownFields(const ResourceInfo& info, const json::object& body,
+                                std::string_view field_validation, std::vector<std::string>* warnings) {
+  return CheckUnknown(info, body, field_validation, warnings, /*decoding=*/true);
+}
+
+Result<void> CheckUnknownFieldsOfPatch(const ResourceInfo& info, const json::object& patched,
+                                       std::string_view field_validation, std::vector<std::string>* warnings) {
+  return CheckUnknown(info, patched, field_validation, warnings, /*decoding=*/false);
 }
 
 }  // namespace kube::apiserver::rest

@@ -172,6 +172,8 @@ std::string PodQosClass(const json::object& spec) {
 
 void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
   const BuiltinKind kind = KindOf(info);
+  // kube decodes built-in objects into Go structs: members they do not have are dropped.
+  PruneBuiltinFields(info, obj);
   if (info.has_status && kind != BuiltinKind::kNamespace && kind != BuiltinKind::kNode) {
     obj.erase("status");
   }
@@ -281,8 +283,9 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
     }
   }
 
-  // CRD defaulting; pruning and defaults of custom resources (before the generation check, so
-  // that pruned fields never count as a change).
+  // Unknown fields of built-in objects dropped; CRD defaulting; pruning and defaults of custom
+  // resources (before the generation check, so that pruned fields never count as a change).
+  PruneBuiltinFields(info, obj);
   if (kind == BuiltinKind::kGeneric) PrepareGenericKind(info, obj, /*creating=*/false);
 
   // Clients cannot set generation; it starts from the old value.

@@ -13,6 +13,7 @@
 #include <kube/core/time.hpp>
 
 #include "apiserver/rest/codec.hpp"
+#include "apiserver/rest/crd.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/url.hpp"
 
@@ -129,6 +130,22 @@ TrackOptions TrackOptionsFor(const ResourceInfo& info) {
   TrackOptions options;
   if (KindOf(info) != BuiltinKind::kGeneric) options.implicit = {"spec", "status"};
   return options;
+}
+
+// kube's CR handler refuses a POST of a custom resource while its CRD is terminating.
+Result<void> CheckCrdNotTerminating(const Env& env, const Request& r) {
+  const ResourceInfo& info = *r.info;
+  if (r.http.method != "POST" || KindOf(info) != BuiltinKind::kGeneric || info.group == kCrdGroup ||
+      info.group == "rbac.authorization.k8s.io") {
+    return Ok();
+  }
+  const ResourcePtr crds = env.registry.Find(kCrdGroup, "v1", kCrdResource);
+  if (crds == nullptr) return Ok();
+  auto kv = env.storage.Get(crds->StorageKey("", info.resource + "." + info.group));
+  if (!kv.ok()) return Ok();  // not a CRD-backed resource (or gone: the route answers for that)
+  auto crd = ParseStored(*kv->value);
+  if (!crd.ok() || !CrdIsTerminating(*crd)) return Ok();
+  return NewCrdTerminatingCreate(r.Gr());
 }
 
 }  // namespace
@@ -283,6 +300,7 @@ Result<bool> ValidateWriteOptions(const std::vector<std::string>& dry_run,
 Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object obj, bool dry_run,
                                  bool via_events_v1, bool track_managed_fields) {
   const ResourceInfo& info = *r.info;
+  KUBE_RETURN_IF_ERROR(CheckCrdNotTerminating(env, r));
   {
     auto& meta = EnsureObject(obj, "metadata");
     meta.erase("deletionTimestamp");

@@ -57,7 +57,8 @@ struct WriteResult {
 /// generated names on collision).
 /// Unless `track_managed_fields` is false (server-side apply keeps its own books), a POST, PUT or
 /// PATCH records an `Update` managedFields entry for the request's manager (`RequestManager`).
-/// **Errors:** 422 Invalid; 409 AlreadyExists; 500 for a set resourceVersion (kube's wording).
+/// **Errors:** 422 Invalid; 409 AlreadyExists; 500 for a set resourceVersion (kube's wording);
+/// 405 MethodNotAllowed for a POST of a custom resource whose CRD is terminating.
 Result<WriteResult> CreateObject(const Env& env, const Request& r, boost::json::object obj,
                                  bool dry_run, bool via_events_v1, bool track_managed_fields = true);
 

@@ -332,7 +332,7 @@ TEST_F(CrdTest, SchemaValidationAnswers422WithCauses) {
   ASSERT_EQ(res.status, 422) << res.body;
   auto st = res.Json();
   EXPECT_EQ(Str(st, {"message"}),
-            R"(Widget.example.com "w1" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0)");
+            R"(Widget.example.com "w1" is invalid: spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0)");
   EXPECT_EQ(Str(st, {"reason"}), "Invalid");
   EXPECT_EQ(Str(st, {"details", "kind"}), "Widget");
   EXPECT_EQ(Str(st, {"details", "group"}), "example.com");
@@ -340,7 +340,7 @@ TEST_F(CrdTest, SchemaValidationAnswers422WithCauses) {
   ASSERT_EQ(causes.size(), 1u);
   EXPECT_EQ(Str(causes[0], {"reason"}), "FieldValueInvalid");
   EXPECT_EQ(Str(causes[0], {"field"}), "spec.replicas");
-  EXPECT_EQ(Str(causes[0], {"message"}), "Invalid value: -1: must be greater than or equal to 0");
+  EXPECT_EQ(Str(causes[0], {"message"}), "Invalid value: -1: spec.replicas in body should be greater than or equal to 0");
 
   // Several errors, bracketed.
   res = client().Post(kWidgets, Widget("w2", R"({"color":"pink","replicas":11,"name":"ABC"})"));
@@ -349,8 +349,8 @@ TEST_F(CrdTest, SchemaValidationAnswers422WithCauses) {
   const std::string msg = Str(st, {"message"});
   EXPECT_TRUE(msg.starts_with(R"(Widget.example.com "w2" is invalid: [)")) << msg;
   EXPECT_NE(msg.find(R"(spec.color: Unsupported value: "pink": supported values: "red", "blue", "green")"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("spec.replicas: Invalid value: 11: must be less than or equal to 10"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(R"(spec.name: Invalid value: "ABC": should match '^[a-z]+$')"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(R"(spec.name: Invalid value: "ABC": spec.name in body should match '^[a-z]+$')"), std::string::npos) << msg;
   EXPECT_EQ(st.as_object().at("details").as_object().at("causes").as_array().size(), 3u);
 
   // Required, type, maxLength, maxItems.
@@ -399,7 +399,8 @@ TEST_F(CrdTest, FieldValidationStrictWarnAndIgnore) {
   const std::string body = Widget("fv", R"({"color":"red","foo":1})");
   auto strict = client().Post(std::string(kWidgets) + "?fieldValidation=Strict", body);
   EXPECT_EQ(strict.status, 400) << strict.body;
-  EXPECT_EQ(Str(strict.Json(), {"message"}), "strict decoding error: unknown field \"spec.foo\"");
+  EXPECT_EQ(Str(strict.Json(), {"message"}),
+            "Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: unknown field \"spec.foo\"");
   EXPECT_EQ(client().Get(std::string(kWidgets) + "/fv").status, 404) << "nothing stored";
   auto warn = client().Post(std::string(kWidgets) + "?fieldValidation=Warn", body);
   ASSERT_EQ(warn.status, 201) << warn.body;

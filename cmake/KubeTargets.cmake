@@ -11,15 +11,24 @@ if(KUBE_SANITIZE)
 endif()
 
 # kube_library(<module> SOURCES ... DEPS ...): library kube_<module>, alias kube::<module>.
+# Installed and exported (see the install section of the top-level CMakeLists.txt) as
+# kubecpp::<module>; every module is recorded in the global property KUBE_LIBRARIES.
+include(GNUInstallDirs)
 function(kube_library module)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(kube_${module} ${ARG_SOURCES})
   add_library(kube::${module} ALIAS kube_${module})
   target_include_directories(kube_${module}
-    PUBLIC ${PROJECT_SOURCE_DIR}/include
+    PUBLIC
+      $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
     PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_compile_options(kube_${module} PRIVATE ${KUBE_WARNINGS})
+  # Consumers of the headers need C++20 (an installed target carries this to them).
+  target_compile_features(kube_${module} PUBLIC cxx_std_20)
   target_link_libraries(kube_${module} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  set_target_properties(kube_${module} PROPERTIES EXPORT_NAME ${module})
+  set_property(GLOBAL APPEND PROPERTY KUBE_LIBRARIES kube_${module})
 endfunction()
 
 # kube_test(<name> SOURCES ... DEPS ... [LABEL unit|integration|e2e]): one GoogleTest binary,

@@ -1,0 +1,63 @@
+#pragma once
+/// \file
+/// The ReplicaSet controller of the example: keeps `spec.replicas` pods of each ReplicaSet,
+/// created from its template with `generateName` and a controller ownerReference, and reports
+/// `status.replicas` / `fullyLabeledReplicas` / `readyReplicas` / `availableReplicas` /
+/// `observedGeneration`.
+
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <stop_token>
+#include <vector>
+
+#include <kube/core/label_selector.hpp>
+#include <kube/core/object.hpp>
+
+#include <kube/controller/client.hpp>
+#include <kube/controller/event_recorder.hpp>
+#include <kube/controller/reconciler.hpp>
+
+#include "expectations.hpp"
+
+namespace deployctl {
+
+/// Lists the pods of namespace `ns` matching `selector` (the reconciler's view of the cache).
+using PodLister = std::function<kube::Result<std::vector<kube::ObjectPtr>>(
+    const std::string& ns, const kube::LabelSelector& selector, std::stop_token stop)>;
+
+/// Options of ReplicaSetReconciler.
+struct ReplicaSetReconcilerOptions {
+  /// Where pods are read from; empty = the client's informer cache. Tests inject a frozen view
+  /// to make the cache deterministically stale.
+  PodLister list_pods{};
+  /// Pods created or deleted per reconcile at most (kube's burstReplicas). Default 500.
+  std::int32_t burst_replicas = 500;
+};
+
+/// Reconciles one ReplicaSet: reads it and its pods from the cache (pods matching its selector
+/// whose controller is this ReplicaSet), creates missing pods or deletes surplus ones (not-ready
+/// before ready, newer before older), then writes the status through `/status` with the read
+/// resourceVersion (a 409 makes the controller retry). Pod writes are recorded in `expectations`
+/// and no sizing happens until the cache reflects them, so a stale cache never creates surplus
+/// pods. Orphan adoption is not implemented.
+/// **Thread-safety:** Reconcile may run concurrently for different ReplicaSets.
+/// **Lifetime:** `client`, `recorder` and `expectations` are borrowed and must outlive it.
+class ReplicaSetReconciler final : public kube::controller::Reconciler {
+ public:
+  ReplicaSetReconciler(kube::controller::Client& client, kube::controller::EventRecorder& recorder,
+                       Expectations& expectations, ReplicaSetReconcilerOptions options = {})
+      : client_(client), recorder_(recorder), expectations_(expectations), options_(std::move(options)) {}
+
+  /// Sizes the ReplicaSet's pods and writes its status. **Errors:** API errors (retried).
+  kube::Result<kube::controller::ReconcileResult> Reconcile(kube::controller::ReconcileContext& ctx,
+                                                            const kube::controller::Request& request) override;
+
+ private:
+  kube::controller::Client& client_;
+  kube::controller::EventRecorder& recorder_;
+  Expectations& expectations_;
+  const ReplicaSetReconcilerOptions options_;
+};
+
+}  // namespace deployctl

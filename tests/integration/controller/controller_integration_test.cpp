@@ -21,6 +21,7 @@
 #include <kube/kube.hpp>
 
 #include "../apiserver/test_client.hpp"
+#include "../../support/in_process_server.hpp"
 
 namespace kube::controller {
 namespace {
@@ -60,18 +61,10 @@ class Calls {
 class ControllerIntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    apiserver::ApiServerOptions o;
-    o.storage = apiserver::ApiServerOptions::StorageKind::kMemory;
-    o.tls = false;
-    o.authenticate = false;
-    o.rest.bookmark_interval = 300ms;
-    auto server = apiserver::ApiServer::Start(o);
-    ASSERT_TRUE(server.ok()) << server.error().message;
-    server_ = std::move(server).value();
-    auto rest = client::RestClient::Create(
-        {.host = "http://127.0.0.1:" + std::to_string(server_->port()), .qps = -1});
-    ASSERT_TRUE(rest.ok()) << rest.error().message;
-    rest_ = *rest;
+    auto started = test_support::StartInProcessServer([](auto& o) { o.rest.bookmark_interval = 300ms; });
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    server_ = std::move(started->server);
+    rest_ = started->rest;
   }
   void TearDown() override {
     (void)StopManager();

@@ -24,6 +24,7 @@
 #include <kube/kube.hpp>
 
 #include "../apiserver/test_client.hpp"
+#include "../../support/in_process_server.hpp"
 
 extern char** environ;
 
@@ -161,17 +162,11 @@ class Helper {
 class ShutdownSignalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    apiserver::ApiServerOptions o;
-    o.storage = apiserver::ApiServerOptions::StorageKind::kMemory;
-    o.tls = false;
-    o.authenticate = false;
-    auto server = apiserver::ApiServer::Start(o);
-    ASSERT_TRUE(server.ok()) << server.error().message;
-    server_ = std::move(server).value();
-    url_ = "http://127.0.0.1:" + std::to_string(server_->port());
-    auto rest = client::RestClient::Create({.host = url_, .qps = -1});
-    ASSERT_TRUE(rest.ok()) << rest.error().message;
-    rest_ = *rest;
+    auto started = test_support::StartInProcessServer();
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    server_ = std::move(started->server);
+    url_ = started->url;
+    rest_ = started->rest;
   }
   void TearDown() override {
     if (server_) server_->Stop();

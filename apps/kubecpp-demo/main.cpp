@@ -57,6 +57,7 @@ struct Options {
   bool plain = false;
   int step_timeout_s = 90;
   int kubelet_delay_ms = 800;
+  int pause_ms = -1;  // after each step; -1 = 1500 ms in the live view, 0 otherwise
 };
 
 // --- small helpers ----------------------------------------------------------------------------
@@ -351,9 +352,17 @@ void Demo::RunStep(const std::string& name, const std::function<Result<std::stri
   }
   r.seconds = std::chrono::duration<double>(SteadyClock::now() - step_started_).count();
   Print(std::string(r.ok ? "  ok   " : "  FAIL ") + "(" + Seconds(r.seconds) + ") " + r.detail);
-  std::lock_guard lock(mu_);
-  results_.push_back(std::move(r));
-  current_step_.clear();
+  {
+    std::lock_guard lock(mu_);
+    results_.push_back(std::move(r));
+    current_step_.clear();
+  }
+  // Let a human see the state the step left before the next one changes it.
+  const int pause = opt_.pause_ms >= 0 ? opt_.pause_ms : (tty_ ? 1500 : 0);
+  for (auto until = SteadyClock::now() + std::chrono::milliseconds(pause);
+       SteadyClock::now() < until && !stop_.stop_requested();) {
+    std::this_thread::sleep_for(50ms);
+  }
 }
 
 // Waits until Deployment `web` reports `replicas` updated, ready and available replicas for its
@@ -811,6 +820,7 @@ int main(int argc, char** argv) {
   app.add_flag("--plain", opt.plain, "no live view: log lines only (the default when stdout is not a terminal)");
   app.add_option("--step-timeout", opt.step_timeout_s, "seconds each step may take")->capture_default_str();
   app.add_option("--kubelet-ready-delay-ms", opt.kubelet_delay_ms, "simulated kubelet: pod start time")->capture_default_str();
+  app.add_option("--pause-ms", opt.pause_ms, "pause after each step (default: 1500 in the live view, 0 otherwise)");
   app.add_option("--apiserver", opt.apiserver, "kubecpp-apiserver binary")->capture_default_str();
   app.add_option("--deployment-controller", opt.deployment_controller, "deployment controller binary")->capture_default_str();
   app.add_option("--finalizer-cleanup", opt.finalizer_cleanup, "finalizer-cleanup binary")->capture_default_str();

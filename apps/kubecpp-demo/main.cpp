@@ -140,7 +140,7 @@ ControllerMetrics ParseMetrics(const std::string& text) {
 
 // A controller process of the demo and its metrics endpoint.
 struct Component {
-  ChildProcess process;
+  std::unique_ptr<ChildProcess> process;
   int metrics_port = -1;
   std::string identity;  // leader election identity (website operators)
   ControllerMetrics last;
@@ -198,7 +198,7 @@ class Demo {
   std::string dir_;
   std::string kubeconfig_;
   std::stop_token stop_;
-  ChildProcess server_;
+  std::unique_ptr<ChildProcess> server_;
   std::vector<std::unique_ptr<Component>> components_;
   std::optional<client::DynamicClient> local_;    // the embedded server
   std::optional<client::DynamicClient> cluster_;  // where the website operator runs
@@ -206,16 +206,16 @@ class Demo {
   std::string deploy_image_ = "nginx:1.27";
   int max_pods_seen_ = 0;
 
-  std::mutex mu_;  // guards what the view reads: step state and output
-  std::string current_step_;
-  SteadyClock::time_point step_started_{};
-  std::vector<StepResult> results_;
+  Mutex mu_;  // guards what the view reads: step state and output
+  std::string current_step_ KUBE_GUARDED_BY(mu_);
+  SteadyClock::time_point step_started_ KUBE_GUARDED_BY(mu_){};
+  std::vector<StepResult> results_ KUBE_GUARDED_BY(mu_);
   SteadyClock::time_point started_ = SteadyClock::now();
   bool tty_ = false;
 };
 
 void Demo::Print(const std::string& line) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (!tty_) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
@@ -251,15 +251,15 @@ bool Demo::StartServer() {
                                 {opt_.apiserver, "--data-dir", dir_ + "/apiserver", "--storage", "sqlite", "--listen",
                                  "127.0.0.1:" + std::to_string(port)},
                                 dir_ + "/logs/apiserver.log");
-  if (!server_.error().empty()) {
-    std::fprintf(stderr, "error: %s\n", server_.error().c_str());
+  if (!server_->error().empty()) {
+    std::fprintf(stderr, "error: %s\n", server_->error().c_str());
     return false;
   }
   kubeconfig_ = dir_ + "/apiserver/kubeconfig";
   const auto deadline = SteadyClock::now() + 30s;
   while (SteadyClock::now() < deadline && !stop_.stop_requested()) {
-    if (!server_.Running()) break;
-    if (ReadFile(server_.log_path()).find("export KUBECONFIG=") != std::string::npos) {
+    if (!server_->Running()) break;
+    if (ReadFile(server_->log_path()).find("export KUBECONFIG=") != std::string::npos) {
       auto config = client::LoadConfig({.kubeconfig_path = kubeconfig_});
       if (config) {
         config->config.qps = -1;  // the driver's own requests are not what the demo measures
@@ -275,8 +275,8 @@ bool Demo::StartServer() {
     }
     std::this_thread::sleep_for(100ms);
   }
-  std::fprintf(stderr, "error: kubecpp-apiserver did not start; its log (%s):\n%s\n", server_.log_path().c_str(),
-               ReadFile(server_.log_path()).c_str());
+  std::fprintf(stderr, "error: kubecpp-apiserver did not start; its log (%s):\n%s\n", server_->log_path().c_str(),
+               ReadFile(server_->log_path()).c_str());
   return false;
 }
 
@@ -311,8 +311,8 @@ bool Demo::StartControllers() {
                    true, identity);
   }
   for (auto& c : components_) {
-    if (!c->process.error().empty()) {
-      std::fprintf(stderr, "error: %s: %s\n", c->process.name().c_str(), c->process.error().c_str());
+    if (!c->process->error().empty()) {
+      std::fprintf(stderr, "error: %s: %s\n", c->process->name().c_str(), c->process->error().c_str());
       return false;
     }
   }
@@ -320,19 +320,21 @@ bool Demo::StartControllers() {
 }
 
 void Demo::StopAll() {
-  for (auto& c : components_) c->process.Stop();
-  server_.Stop();
+  for (auto& c : components_) c->process->Stop();
+  if (server_) server_->Stop();
 }
 
 // --- steps ------------------------------------------------------------------------------------
 
 void Demo::RunStep(const std::string& name, const std::function<Result<std::string>()>& body) {
+  size_t n = 0;
+  SteadyClock::time_point step_started;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     current_step_ = name;
-    step_started_ = SteadyClock::now();
+    step_started = step_started_ = SteadyClock::now();
+    n = results_.size() + 1;
   }
-  const auto n = results_.size() + 1;
   Print("[" + Seconds(std::chrono::duration<double>(SteadyClock::now() - started_).count()) + "] step " +
         std::to_string(n) + ": " + name);
   StepResult r{name, false, "", 0};
@@ -340,8 +342,8 @@ void Demo::RunStep(const std::string& name, const std::function<Result<std::stri
     r.detail = "not run: interrupted";
   } else {
     for (auto& c : components_) {
-      if (!c->process.Running() && c->identity.empty()) {
-        r.detail = c->process.name() + " is not running (see " + c->process.log_path() + ")";
+      if (!c->process->Running() && c->identity.empty()) {
+        r.detail = c->process->name() + " is not running (see " + c->process->log_path() + ")";
       }
     }
     if (r.detail.empty()) {
@@ -350,10 +352,10 @@ void Demo::RunStep(const std::string& name, const std::function<Result<std::stri
       r.detail = out ? *out : out.error().message;
     }
   }
-  r.seconds = std::chrono::duration<double>(SteadyClock::now() - step_started_).count();
+  r.seconds = std::chrono::duration<double>(SteadyClock::now() - step_started).count();
   Print(std::string(r.ok ? "  ok   " : "  FAIL ") + "(" + Seconds(r.seconds) + ") " + r.detail);
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     results_.push_back(std::move(r));
     current_step_.clear();
   }
@@ -577,7 +579,7 @@ Result<std::string> Demo::LeaderFailover() {
     if (c->identity == leader) leading = c.get();
   }
   if (!leading) return InternalError("the lease holder \"" + leader + "\" is not one of the demo's operators");
-  leading->process.Stop();
+  leading->process->Stop();
   auto next = WaitFor("another replica to take the lease", [&]() -> std::optional<std::string> {
     auto lease = GetObject(leases, "website-operator");
     if (!lease) return std::nullopt;
@@ -654,8 +656,8 @@ std::vector<std::string> Demo::Render() {
   const auto now = SteadyClock::now();
   for (auto& c : components_) {
     if (c->metrics_port < 0) continue;
-    if (!c->process.Running()) {
-      ctl.push_back(Pad(c->process.name(), 24) + "stopped");
+    if (!c->process->Running()) {
+      ctl.push_back(Pad(c->process->name(), 24) + "stopped");
       continue;
     }
     auto text = HttpGet(c->metrics_port, "/metrics", 500ms);
@@ -668,7 +670,7 @@ std::vector<std::string> Demo::Render() {
       }
       char rate[32];
       std::snprintf(rate, sizeof(rate), "%6.1f", c->rate[name]);
-      ctl.push_back(Pad(c->process.name(), 24) + Pad(name, 19) + Pad(std::to_string(static_cast<long>(total)), 11) +
+      ctl.push_back(Pad(c->process->name(), 24) + Pad(name, 19) + Pad(std::to_string(static_cast<long>(total)), 11) +
                     Pad(rate, 13) + std::to_string(static_cast<long>(m.depth[name])));
     }
     c->last = std::move(m);
@@ -700,7 +702,7 @@ void Demo::ViewLoop(std::stop_token stop) {
   auto last_plain = SteadyClock::now();
   while (!stop.stop_requested()) {
     auto lines = Render();
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     const double elapsed = std::chrono::duration<double>(SteadyClock::now() - started_).count();
     if (tty_) {
       std::string screen = "\x1b[H\x1b[2J\x1b[1mkubecpp demo\x1b[0m  " + Seconds(elapsed) + "   export KUBECONFIG=" +
@@ -783,15 +785,19 @@ int Demo::Run(std::stop_token stop) {
     for (const auto& l : Render()) std::printf("%s\n", l.c_str());
   }
 
-  int failed = 0;
-  std::printf("\nSUMMARY\n");
-  for (const auto& r : results_) {
-    failed += r.ok ? 0 : 1;
-    std::printf("  %s %s %s %s\n", r.ok ? "ok  " : "FAIL", Pad(r.name, 40).c_str(), Pad(Seconds(r.seconds), 8).c_str(),
-                r.detail.c_str());
+  bool passed = false;
+  {
+    MutexLock lock(mu_);
+    int failed = 0;
+    std::printf("\nSUMMARY\n");
+    for (const auto& r : results_) {
+      failed += r.ok ? 0 : 1;
+      std::printf("  %s %s %s %s\n", r.ok ? "ok  " : "FAIL", Pad(r.name, 40).c_str(), Pad(Seconds(r.seconds), 8).c_str(),
+                  r.detail.c_str());
+    }
+    passed = failed == 0 && results_.size() == 7;
+    std::printf("%zu steps, %d failed.\n", results_.size(), failed);
   }
-  const bool passed = failed == 0 && results_.size() == 7;
-  std::printf("%zu steps, %d failed.\n", results_.size(), failed);
   if (opt_.keep && !stop_.stop_requested()) {
     std::printf("--keep: the server and controllers keep running; Ctrl-C stops them.\n  export KUBECONFIG=%s\n",
                 kubeconfig_.c_str());

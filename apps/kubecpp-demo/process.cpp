@@ -19,13 +19,12 @@
 
 namespace kube::demo {
 
-ChildProcess ChildProcess::Start(std::string name, std::vector<std::string> argv, std::string log_path) {
-  ChildProcess child;
-  child.name_ = std::move(name);
-  child.log_path_ = std::move(log_path);
-  const int log_fd = ::open(child.log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+std::unique_ptr<ChildProcess> ChildProcess::Start(std::string name, std::vector<std::string> argv,
+                                                  std::string log_path) {
+  std::unique_ptr<ChildProcess> child(new ChildProcess(std::move(name), std::move(log_path)));
+  const int log_fd = ::open(child->log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) {
-    child.error_ = "cannot open " + child.log_path_ + ": " + std::strerror(errno);
+    child->error_ = "cannot open " + child->log_path_ + ": " + std::strerror(errno);
     return child;
   }
   std::vector<char*> args;
@@ -46,35 +45,17 @@ ChildProcess ChildProcess::Start(std::string name, std::vector<std::string> argv
   }
   ::close(log_fd);
   if (pid < 0) {
-    child.error_ = std::string("fork: ") + std::strerror(errno);
+    child->error_ = std::string("fork: ") + std::strerror(errno);
     return child;
   }
-  child.pid_ = pid;
+  MutexLock lock(child->mu_);
+  child->pid_ = pid;
   return child;
-}
-
-ChildProcess::ChildProcess(ChildProcess&& other) noexcept
-    : name_(std::move(other.name_)),
-      log_path_(std::move(other.log_path_)),
-      error_(std::move(other.error_)),
-      pid_(std::exchange(other.pid_, -1)),
-      status_(other.status_) {}
-
-ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
-  if (this != &other) {
-    Stop();
-    name_ = std::move(other.name_);
-    log_path_ = std::move(other.log_path_);
-    error_ = std::move(other.error_);
-    pid_ = std::exchange(other.pid_, -1);
-    status_ = other.status_;
-  }
-  return *this;
 }
 
 ChildProcess::~ChildProcess() { Stop(); }
 
-bool ChildProcess::Running() {
+bool ChildProcess::RunningLocked() {
   if (pid_ <= 0 || status_) return false;
   int status = 0;
   const pid_t r = ::waitpid(pid_, &status, WNOHANG);
@@ -85,14 +66,27 @@ bool ChildProcess::Running() {
   return r == 0;
 }
 
+bool ChildProcess::Running() {
+  MutexLock lock(mu_);
+  return RunningLocked();
+}
+
 std::optional<int> ChildProcess::Stop(std::chrono::milliseconds grace) {
-  if (!Running()) return std::nullopt;
-  ::kill(pid_, SIGTERM);
+  {
+    MutexLock lock(mu_);
+    if (!RunningLocked()) return std::nullopt;
+    ::kill(pid_, SIGTERM);
+  }
   const auto deadline = std::chrono::steady_clock::now() + grace;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (!Running()) return status_;
+    {
+      MutexLock lock(mu_);
+      if (!RunningLocked()) return status_;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  MutexLock lock(mu_);
+  if (!RunningLocked()) return status_;
   ::kill(pid_, SIGKILL);
   int status = 0;
   if (::waitpid(pid_, &status, 0) == pid_) status_ = status;

@@ -7,47 +7,51 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <kube/base/mutex.hpp>
+#include <kube/base/thread_annotations.hpp>
+
 namespace kube::demo {
 
-/// A program started by the driver.
+/// A program started by the driver. **Thread-safety:** all members may be called from any
+/// thread (the live view polls `Running` while a step stops the process).
 class ChildProcess {
  public:
   /// Starts `argv[0]` (a path) with `argv`, stdout and stderr appended to `log_path`. The child
-  /// gets SIGTERM if the driver dies. **Errors:** returns an unstarted process (`Running()` false,
-  /// `error()` says why).
-  static ChildProcess Start(std::string name, std::vector<std::string> argv, std::string log_path);
+  /// gets SIGTERM if the driver dies. **Errors:** the process is not started: `Running()` is
+  /// false and `error()` says why.
+  static std::unique_ptr<ChildProcess> Start(std::string name, std::vector<std::string> argv,
+                                             std::string log_path);
 
-  ChildProcess() = default;
-  ChildProcess(ChildProcess&& other) noexcept;
-  ChildProcess& operator=(ChildProcess&& other) noexcept;
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
   /// Stops the process (as `Stop`) if it still runs.
   ~ChildProcess();
 
   /// True while the process has not exited (reaps it when it has).
-  bool Running();
+  bool Running() KUBE_EXCLUDES(mu_);
   /// SIGTERM, wait up to `grace`, then SIGKILL. Returns the exit status as `waitpid` reports it
   /// (nullopt if it was not running).
-  std::optional<int> Stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+  std::optional<int> Stop(std::chrono::milliseconds grace = std::chrono::seconds(10)) KUBE_EXCLUDES(mu_);
 
   const std::string& name() const { return name_; }
-  pid_t pid() const { return pid_; }
   const std::string& log_path() const { return log_path_; }
   const std::string& error() const { return error_; }
-  /// The exit status once reaped (as `waitpid`), else nullopt.
-  std::optional<int> exit_status() const { return status_; }
 
  private:
-  std::string name_;
-  std::string log_path_;
-  std::string error_;
-  pid_t pid_ = -1;
-  std::optional<int> status_;
+  ChildProcess(std::string name, std::string log_path) : name_(std::move(name)), log_path_(std::move(log_path)) {}
+  bool RunningLocked() KUBE_REQUIRES(mu_);
+
+  const std::string name_;
+  const std::string log_path_;
+  std::string error_;  // set by Start only
+  Mutex mu_;
+  pid_t pid_ KUBE_GUARDED_BY(mu_) = -1;
+  std::optional<int> status_ KUBE_GUARDED_BY(mu_);
 };
 
 /// A TCP port on 127.0.0.1 that was free a moment ago (bind to 0, read, close).

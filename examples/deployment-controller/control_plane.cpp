@@ -24,24 +24,26 @@ kube::Result<std::unique_ptr<ControlPlane>> ControlPlane::Setup(kube::controller
   cp->kubelet_events_ = cp->broadcaster_->NewRecorder("kubelet");
   cp->expectations_ = std::make_unique<Expectations>(manager.GetClock(), options.expectations_ttl);
   kube::controller::Client& client = manager.GetClient();
+  kube::Clock& clock = options.clock != nullptr ? *options.clock : manager.GetClock();
 
   auto deployments =
       kube::controller::ControllerManagedBy(manager)
           .For(kDeployments)
           .Owns(kReplicaSets)
-          .WithOptions({.max_concurrent_reconciles = options.workers})
+          .WithOptions({.max_concurrent_reconciles = options.workers, .clock = &clock})
           .Named("deployment")
-          .Complete(std::make_shared<DeploymentReconciler>(client, *cp->deployment_events_, manager.GetClock()));
+          .Complete(std::make_shared<DeploymentReconciler>(client, *cp->deployment_events_, clock));
   if (!deployments) return deployments.error();
   cp->deployments_ = *deployments;
 
   auto replicasets = kube::controller::ControllerManagedBy(manager)
                          .For(kReplicaSets)
                          .Owns(kPods)
-                         .WithOptions({.max_concurrent_reconciles = options.workers})
+                         .WithOptions({.max_concurrent_reconciles = options.workers, .clock = &clock})
                          .Named("replicaset")
                          .Complete(std::make_shared<ReplicaSetReconciler>(client, *cp->replicaset_events_,
-                                                                          *cp->expectations_));
+                                                                          *cp->expectations_,
+                                                                          ReplicaSetReconcilerOptions{.clock = &clock}));
   if (!replicasets) return replicasets.error();
   cp->replicasets_ = *replicasets;
 

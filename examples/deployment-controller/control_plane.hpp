@@ -30,6 +30,11 @@ struct ControlPlaneOptions {
   /// The kubelet's node and ready delay (--kubelet-ready-delay-ms). Its clock also drives the
   /// kubelet controller's queue.
   KubeletOptions kubelet_options{};
+  /// Time of the deployment and replicaset controllers (condition times, minReadySeconds, the
+  /// progress deadline) and of their queues; nullptr = the manager's clock. Tests share one
+  /// FakeClock with the kubelet (whose Ready times minReadySeconds is measured from). Must
+  /// outlive the manager.
+  kube::Clock* clock = nullptr;
   /// How long unobserved pod writes hold a ReplicaSet back (kube: 5 minutes).
   kube::Clock::Duration expectations_ttl = std::chrono::minutes(5);
 };

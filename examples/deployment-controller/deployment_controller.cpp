@@ -55,7 +55,7 @@ json::value WithHashLabel(json::value tmpl, const std::string& hash) {
 // kube's SetDeploymentCondition: an unchanged condition keeps both times; a changed reason or
 // message with the same status keeps lastTransitionTime.
 void SetCondition(json::array& conditions, std::string_view type, std::string_view status, std::string_view reason,
-                  const std::string& message, const std::string& now) {
+                  const std::string& message, const std::string& now, bool refresh = false) {
   for (auto& c : conditions) {
     if (!c.is_object()) continue;
     auto& obj = c.get_object();
@@ -67,7 +67,7 @@ void SetCondition(json::array& conditions, std::string_view type, std::string_vi
     const bool same_status = s != nullptr && s->is_string() && s->get_string() == status;
     const bool same_reason = r != nullptr && r->is_string() && r->get_string() == reason;
     const bool same_message = m != nullptr && m->is_string() && m->get_string() == message;
-    if (same_status && same_reason && same_message) return;
+    if (same_status && same_reason && same_message && !refresh) return;
     obj["status"] = status;
     obj["reason"] = reason;
     obj["message"] = message;
@@ -93,6 +93,29 @@ std::string ConditionReason(const json::array& conditions, std::string_view type
     }
   }
   return {};
+}
+
+// The lastUpdateTime of the condition `type`, if set and parseable.
+std::optional<kube::Clock::WallTime> ConditionUpdateTime(const json::array& conditions, std::string_view type) {
+  for (const auto& c : conditions) {
+    if (!c.is_object()) continue;
+    const auto* t = c.get_object().if_contains("type");
+    const auto* u = c.get_object().if_contains("lastUpdateTime");
+    if (t == nullptr || !t->is_string() || t->get_string() != type) continue;
+    if (u == nullptr || !u->is_string()) return std::nullopt;
+    auto parsed = kube::ParseTime(u->get_string());
+    return parsed ? std::optional<kube::Clock::WallTime>(*parsed) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+HistoryEntry History(const kube::Object& rs) {
+  return {.name = std::string(rs.Name()),
+          .revision = Revision(rs),
+          .spec_replicas = Int32At(rs, "/spec/replicas", 1),
+          .status_replicas = Int32At(rs, "/status/replicas"),
+          .synced = rs.GetInt("/status/observedGeneration").value_or(0) >= rs.Generation(),
+          .deleting = rs.IsBeingDeleted()};
 }
 
 void SetCount(json::object& status, std::string_view field, std::int64_t v) {
@@ -168,6 +191,12 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
     if (!f) return kube::controller::TerminalError(f.error());
     fenceposts = *f;
   }
+  const bool paused = d->GetBool("/spec/paused").value_or(false);
+  const std::int64_t min_ready_seconds = d->GetInt("/spec/minReadySeconds").value_or(0);
+  const std::int32_t history_limit = Int32At(*d, "/spec/revisionHistoryLimit", 10);
+  const std::int32_t deadline_seconds = Int32At(*d, "/spec/progressDeadlineSeconds", 600);
+  const std::optional<std::chrono::seconds> progress_deadline =
+      deadline_seconds == INT32_MAX ? std::nullopt : std::optional<std::chrono::seconds>(deadline_seconds);
   // kube's MaxUnavailable: 0 for Recreate or zero replicas, never above spec.replicas.
   const std::int32_t max_unavailable = recreate || desired == 0 ? 0 : std::min(fenceposts.max_unavailable, desired);
 
@@ -216,7 +245,10 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
   json::object status = old_status.is_object() ? old_status.get_object() : json::object();
   bool created_new = false;
   std::vector<ScaleChange> changes;
-  if (new_rs == nullptr) {
+  if (new_rs == nullptr && paused) {
+    // A paused Deployment does not start a rollout: no new ReplicaSet, scaling only.
+    changes = PausedScaleStep(desired, nullptr, old_counts);
+  } else if (new_rs == nullptr) {
     const std::optional<std::int64_t> collisions = d->GetInt("/status/collisionCount");
     const std::string hash = ComputePodTemplateHash(tmpl, collisions);
     const std::string name = std::string(d->Name()) + "-" + hash;
@@ -241,7 +273,7 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
     if (!match.is_object()) match = json::object();
     match.get_object()[kPodTemplateHashLabel] = hash;
     json::object spec{{"replicas", initial}, {"selector", std::move(rs_selector)}, {"template", rs_template}};
-    if (auto v = d->GetInt("/spec/minReadySeconds")) spec["minReadySeconds"] = *v;
+    if (min_ready_seconds > 0) spec["minReadySeconds"] = min_ready_seconds;
     rs.Json()["spec"] = std::move(spec);
     if (auto owned_ok = kube::controller::SetControllerReference(*d, rs); !owned_ok) return owned_ok.error();
     auto obj = rs.Build();
@@ -269,10 +301,14 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
     created_new = true;
     if (initial > 0) record_scaling(name, 0, initial);
   } else {
-    if (Revision(*new_rs) <= max_old_revision) {
-      // A rollback to an old template: it becomes the newest revision again.
+    const bool stale_revision = Revision(*new_rs) <= max_old_revision;
+    const bool stale_min_ready = new_rs->GetInt("/spec/minReadySeconds").value_or(0) != min_ready_seconds;
+    if (stale_revision || stale_min_ready) {
+      // A rollback to an old template becomes the newest revision again; the ReplicaSet follows
+      // the Deployment's minReadySeconds (kube's getNewReplicaSet).
       kube::ObjectBuilder b(*new_rs);
-      b.SetAnnotation(kRevisionAnnotation, std::to_string(max_old_revision + 1));
+      if (stale_revision) b.SetAnnotation(kRevisionAnnotation, std::to_string(max_old_revision + 1));
+      if (auto set = b.Set("/spec/minReadySeconds", min_ready_seconds); !set) return set.error();
       auto obj = b.Build();
       if (!obj) return obj.error();
       auto updated = client_.Update(**obj);
@@ -280,13 +316,14 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
       new_rs = *updated;
       RecordWrite(dkey, std::string(new_rs->Name()), new_rs->ResourceVersion());
     }
-    changes = step(Counts(*new_rs));
+    const ReplicaSetCounts counts = Counts(*new_rs);
+    changes = paused ? PausedScaleStep(desired, &counts, old_counts) : step(counts);
   }
 
   // Resize ReplicaSets (optimistic concurrency: a stale resourceVersion fails with 409).
   for (const auto& change : changes) {
     kube::ObjectPtr* target = nullptr;
-    if (new_rs->Name() == change.name) target = &new_rs;
+    if (new_rs != nullptr && new_rs->Name() == change.name) target = &new_rs;
     for (auto& rs : old_rss) {
       if (rs->Name() == change.name) target = &rs;
     }
@@ -306,8 +343,9 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
 
   // The Deployment carries the revision of its newest ReplicaSet.
   kube::ObjectPtr current = d;  // the Deployment as last written (its resourceVersion for /status)
-  const std::string revision = std::to_string(Revision(*new_rs));
-  if (d->Annotations().Get(kRevisionAnnotation) != std::optional<std::string_view>(revision)) {
+  const std::string revision = new_rs != nullptr ? std::to_string(Revision(*new_rs)) : std::string();
+  if (new_rs != nullptr &&
+      d->Annotations().Get(kRevisionAnnotation) != std::optional<std::string_view>(revision)) {
     json::object patch{{"metadata", json::object{{"annotations", json::object{{kRevisionAnnotation, revision}}}}}};
     auto patched = client_.Patch(*d, kube::PatchType::kMerge, kube::SerializeJson(patch));
     if (!patched) return patched.error();
@@ -322,9 +360,9 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
     available += Int32At(rs, "/status/availableReplicas");
     spec_total += Int32At(rs, "/spec/replicas", 1);
   };
-  add(*new_rs);
+  if (new_rs != nullptr) add(*new_rs);
   for (const auto& rs : old_rss) add(*rs);
-  const std::int64_t updated_replicas = Int32At(*new_rs, "/status/replicas");
+  const std::int64_t updated_replicas = new_rs != nullptr ? Int32At(*new_rs, "/status/replicas") : 0;
   status["observedGeneration"] = d->Generation();
   SetCount(status, "replicas", replicas);
   SetCount(status, "updatedReplicas", updated_replicas);
@@ -342,31 +380,50 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
     SetCondition(conditions, "Available", "False", "MinimumReplicasUnavailable",
                  "Deployment does not have minimum availability.", now);
   }
-  const std::string rs_name(new_rs->Name());
-  const bool complete = updated_replicas == desired && replicas == desired && available == desired &&
-                        Int32At(*new_rs, "/spec/replicas", 1) == desired;
+  const std::string rs_name = new_rs != nullptr ? std::string(new_rs->Name()) : std::string();
+  const bool complete = new_rs != nullptr && updated_replicas == desired && replicas == desired &&
+                        available == desired && Int32At(*new_rs, "/spec/replicas", 1) == desired;
   const auto old_count = [&](std::string_view f) {
     return old_status.is_object() && old_status.get_object().contains(f) ? old_status.at(f) : json::value(0);
   };
   const bool progressed = !changes.empty() || old_count("updatedReplicas") != json::value(updated_replicas) ||
                           old_count("availableReplicas") != json::value(available) ||
                           old_count("replicas") != json::value(replicas);
-  if (created_new) {
-    SetCondition(conditions, "Progressing", "True", "NewReplicaSetCreated", "Created new replica set \"" + rs_name + "\"",
-                 now);
-  } else if (complete) {
-    SetCondition(conditions, "Progressing", "True", "NewReplicaSetAvailable",
-                 "ReplicaSet \"" + rs_name + "\" has successfully progressed.", now);
-  } else if (progressed || ConditionReason(conditions, "Progressing") == "NewReplicaSetAvailable") {
-    SetCondition(conditions, "Progressing", "True", "ReplicaSetUpdated", "ReplicaSet \"" + rs_name + "\" is progressing.",
-                 now);
-  } else if (ConditionReason(conditions, "Progressing").empty()) {
-    SetCondition(conditions, "Progressing", "True", "FoundNewReplicaSet", "Found new replica set \"" + rs_name + "\"", now);
+  const ProgressDecision progress = NextProgressing({.paused = paused,
+                                                     .deadline = progress_deadline,
+                                                     .current_reason = ConditionReason(conditions, "Progressing"),
+                                                     .last_update = ConditionUpdateTime(conditions, "Progressing"),
+                                                     .now = clock_.WallNow(),
+                                                     .created_new = created_new,
+                                                     .complete = complete,
+                                                     .progressed = progressed,
+                                                     .rs_name = rs_name});
+  for (const auto& u : progress.updates) {
+    SetCondition(conditions, "Progressing", u.status, u.reason, u.message, now, u.refresh);
+  }
+
+  // kube's cleanupDeployment: once a rollout is complete (or while paused), old ReplicaSets
+  // scaled to zero beyond revisionHistoryLimit go, oldest revision first.
+  if (complete || paused) {
+    std::vector<HistoryEntry> history;
+    for (const auto& rs : old_rss) history.push_back(History(*rs));
+    for (const auto& name : RevisionHistoryToDelete(std::move(history), history_limit)) {
+      auto it = std::find_if(old_rss.begin(), old_rss.end(),
+                             [&](const kube::ObjectPtr& rs) { return rs->Name() == name; });
+      const kube::ObjectPtr& rs = *it;  // RevisionHistoryToDelete only names members of old_rss
+      // Preconditions: a ReplicaSet scaled up or re-created since we read it is not deleted.
+      const kube::Preconditions unchanged{.uid = std::string(rs->Uid()),
+                                          .resource_version = std::string(rs->ResourceVersion())};
+      auto deleted = client_.Delete(*rs, {.preconditions = unchanged});
+      if (!deleted && !kube::IsNotFound(deleted.error())) return deleted.error();
+      ctx.log.Info("deleted old replica set", {{"replicaSet", name}, {"revision", Revision(*rs)}});
+    }
   }
   if (CanonicalJson(status) != CanonicalJson(old_status)) {
     auto written = WriteStatus(client_, kDeployments, *current, status);
     if (!written) return written.error();
   }
+  if (progress.recheck_after) return ReconcileResult::RequeueAfter(*progress.recheck_after);
   return ReconcileResult::Done();
 }
 

@@ -34,14 +34,22 @@ namespace deployctl {
 ///    readyReplicas, availableReplicas, unavailableReplicas (zero counts omitted, as kube does),
 ///    conditions Available (MinimumReplicasAvailable / MinimumReplicasUnavailable) and
 ///    Progressing (NewReplicaSetCreated / FoundNewReplicaSet / ReplicaSetUpdated /
-///    NewReplicaSetAvailable).
-/// Not implemented: proportional scaling mid-rollout, paused deployments, progressDeadlineSeconds,
-/// revisionHistoryLimit cleanup, minReadySeconds.
+///    NewReplicaSetAvailable / ReplicaSetUpdated, and NextProgressing's DeploymentPaused /
+///    DeploymentResumed / ProgressDeadlineExceeded); while a progress deadline is pending the
+///    reconcile asks to run again when it falls due;
+/// 5. once the rollout is complete (or while paused) deletes old ReplicaSets with no replicas
+///    beyond `spec.revisionHistoryLimit` (default 10), oldest revision first.
+/// `spec.paused` stops rollouts (no new ReplicaSet, no rollout step) but not scaling;
+/// `spec.minReadySeconds` is copied to the ReplicaSets, whose availableReplicas (counted by the
+/// ReplicaSet controller) drive availability and the rolling update's budget;
+/// `spec.progressDeadlineSeconds` defaults to 600 (2147483647 = none).
+/// Not implemented: proportional scaling (mid-rollout, or while paused with several active
+/// ReplicaSets).
 /// **Thread-safety:** Reconcile may run concurrently for different Deployments.
 /// **Lifetime:** `client`, `recorder` and `clock` are borrowed and must outlive it.
 class DeploymentReconciler final : public kube::controller::Reconciler {
  public:
-  /// `clock` stamps condition times.
+  /// `clock` stamps condition times and measures the progress deadline.
   DeploymentReconciler(kube::controller::Client& client, kube::controller::EventRecorder& recorder,
                        kube::Clock& clock)
       : client_(client), recorder_(recorder), clock_(clock) {}

@@ -3,6 +3,7 @@
 #include <tuple>
 
 #include <kube/base/error.hpp>
+#include <kube/core/time.hpp>
 
 namespace deployctl {
 
@@ -29,6 +30,23 @@ bool IsPodReady(const kube::Object& pod) {
     }
   }
   return false;
+}
+
+std::optional<kube::Clock::WallTime> PodAvailableAt(const kube::Object& pod, std::int64_t min_ready_seconds) {
+  if (!IsPodReady(pod)) return std::nullopt;
+  if (min_ready_seconds <= 0) return kube::Clock::WallTime{};
+  const auto conditions = ValueAt(pod, "/status/conditions");
+  for (const auto& c : conditions.get_array()) {  // IsPodReady checked it is an array
+    if (!c.is_object()) continue;
+    const auto* type = c.get_object().if_contains("type");
+    if (type == nullptr || !type->is_string() || type->get_string() != "Ready") continue;
+    const auto* ltt = c.get_object().if_contains("lastTransitionTime");
+    if (ltt == nullptr || !ltt->is_string()) return std::nullopt;
+    auto t = kube::ParseTime(ltt->get_string());
+    if (!t) return std::nullopt;
+    return *t + std::chrono::seconds(min_ready_seconds);
+  }
+  return std::nullopt;
 }
 
 bool IsPodActive(const kube::Object& pod) {

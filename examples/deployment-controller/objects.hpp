@@ -3,12 +3,14 @@
 /// Resources and small object readers shared by the three controllers of the example.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <kube/base/clock.hpp>
 #include <kube/base/result.hpp>
 #include <kube/controller/client.hpp>
 
@@ -30,6 +32,12 @@ boost::json::value ValueAt(const kube::Object& obj, std::string_view pointer);
 
 /// True when the pod's `Ready` condition is `True`.
 bool IsPodReady(const kube::Object& pod);
+
+/// When a pod counts as available (kube's `IsPodAvailable`): its Ready condition's
+/// lastTransitionTime + `min_ready_seconds`. nullopt when it is not Ready, or when
+/// `min_ready_seconds` > 0 and the time is missing or unparseable. With `min_ready_seconds` = 0
+/// a Ready pod is available at once (the epoch is returned).
+std::optional<kube::Clock::WallTime> PodAvailableAt(const kube::Object& pod, std::int64_t min_ready_seconds);
 
 /// True for a pod that counts towards a ReplicaSet: not being deleted, not Succeeded/Failed.
 bool IsPodActive(const kube::Object& pod);

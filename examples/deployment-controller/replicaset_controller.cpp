@@ -1,6 +1,8 @@
 #include "replicaset_controller.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -113,24 +115,40 @@ kube::Result<ReconcileResult> ReplicaSetReconciler::Reconcile(kube::controller::
   // Status from what the cache shows (fresh pods arrive as events and reconcile again).
   const json::value template_labels = ValueAt(*rs, "/spec/template/metadata/labels");
   std::int64_t ready = 0;
+  std::int64_t available = 0;
   std::int64_t labeled = 0;
+  const std::int64_t min_ready_seconds = rs->GetInt("/spec/minReadySeconds").value_or(0);
+  const auto now = clock_.WallNow();
+  std::optional<kube::Clock::Duration> next_available;  // until the next Ready pod becomes available
   for (const auto& pod : active) {
     if (IsPodReady(*pod)) ++ready;
     if (FullyLabeled(*pod, template_labels)) ++labeled;
+    if (const auto at = PodAvailableAt(*pod, min_ready_seconds)) {
+      if (*at <= now) {
+        ++available;
+      } else {
+        const auto wait = std::chrono::duration_cast<kube::Clock::Duration>(*at - now);
+        next_available = next_available ? std::min(*next_available, wait) : wait;
+      }
+    }
   }
   const json::value old_status = ValueAt(*rs, "/status");
   json::object status = old_status.is_object() ? old_status.get_object() : json::object();
   status["replicas"] = static_cast<std::int64_t>(active.size());
   status["fullyLabeledReplicas"] = labeled;
   status["readyReplicas"] = ready;
-  status["availableReplicas"] = ready;  // minReadySeconds is not simulated: ready = available
+  status["availableReplicas"] = available;
   status["observedGeneration"] = rs->Generation();
   if (CanonicalJson(status) != CanonicalJson(old_status)) {
     auto updated = WriteStatus(client_, kReplicaSets, *rs, status);
     if (!updated) return updated.error();
   }
   // Pod events normally end the wait; the requeue at the expiry is the safety net for a lost one.
-  if (expectations_.Pending(key) > 0) return ReconcileResult::RequeueAfter(expectations_.UntilExpiry(key));
+  if (expectations_.Pending(key) > 0) {
+    const auto expiry = expectations_.UntilExpiry(key);
+    return ReconcileResult::RequeueAfter(next_available ? std::min(*next_available, expiry) : expiry);
+  }
+  if (next_available) return ReconcileResult::RequeueAfter(*next_available);
   return ReconcileResult::Done();
 }
 

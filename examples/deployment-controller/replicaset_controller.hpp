@@ -11,6 +11,7 @@
 #include <stop_token>
 #include <vector>
 
+#include <kube/base/clock.hpp>
 #include <kube/core/label_selector.hpp>
 #include <kube/core/object.hpp>
 
@@ -33,6 +34,10 @@ struct ReplicaSetReconcilerOptions {
   PodLister list_pods{};
   /// Pods created or deleted per reconcile at most (kube's burstReplicas). Default 500.
   std::int32_t burst_replicas = 500;
+  /// "Now" for `spec.minReadySeconds` (a pod is available once Ready for that long); nullptr =
+  /// RealClock. Its wall time is compared with the kubelet's Ready lastTransitionTime, so it
+  /// should be the kubelet's clock. Must outlive the reconciler.
+  kube::Clock* clock = nullptr;
 };
 
 /// Reconciles one ReplicaSet: reads it and its pods from the cache (pods matching its selector
@@ -40,14 +45,20 @@ struct ReplicaSetReconcilerOptions {
 /// before ready, newer before older), then writes the status through `/status` with the read
 /// resourceVersion (a 409 makes the controller retry). Pod writes are recorded in `expectations`
 /// and no sizing happens until the cache reflects them, so a stale cache never creates surplus
-/// pods. Orphan adoption is not implemented.
+/// pods. `availableReplicas` counts the pods Ready for at least `spec.minReadySeconds`; while a
+/// Ready pod is not available yet, the reconcile asks to run again when it becomes so.
+/// Orphan adoption is not implemented.
 /// **Thread-safety:** Reconcile may run concurrently for different ReplicaSets.
 /// **Lifetime:** `client`, `recorder` and `expectations` are borrowed and must outlive it.
 class ReplicaSetReconciler final : public kube::controller::Reconciler {
  public:
   ReplicaSetReconciler(kube::controller::Client& client, kube::controller::EventRecorder& recorder,
                        Expectations& expectations, ReplicaSetReconcilerOptions options = {})
-      : client_(client), recorder_(recorder), expectations_(expectations), options_(std::move(options)) {}
+      : client_(client),
+        recorder_(recorder),
+        expectations_(expectations),
+        options_(std::move(options)),
+        clock_(options_.clock != nullptr ? *options_.clock : kube::RealClock::Instance()) {}
 
   /// Sizes the ReplicaSet's pods and writes its status. **Errors:** API errors (retried).
   kube::Result<kube::controller::ReconcileResult> Reconcile(kube::controller::ReconcileContext& ctx,
@@ -58,6 +69,7 @@ class ReplicaSetReconciler final : public kube::controller::Reconciler {
   kube::controller::EventRecorder& recorder_;
   Expectations& expectations_;
   const ReplicaSetReconcilerOptions options_;
+  kube::Clock& clock_;
 };
 
 }  // namespace deployctl

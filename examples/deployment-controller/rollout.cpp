@@ -237,4 +237,82 @@ std::vector<ScaleChange> RecreateStep(std::int32_t desired, const ReplicaSetCoun
   return changes;
 }
 
+std::vector<ScaleChange> PausedScaleStep(std::int32_t desired, const ReplicaSetCounts* new_rs,
+                                         const std::vector<ReplicaSetCounts>& old_rss) {
+  const ReplicaSetCounts* target = nullptr;
+  int active = 0;
+  auto visit = [&](const ReplicaSetCounts& rs) {
+    if (rs.spec_replicas > 0) {
+      ++active;
+      target = &rs;
+    }
+  };
+  if (new_rs != nullptr) visit(*new_rs);
+  for (const auto& rs : old_rss) visit(rs);
+  if (active > 1) return {};
+  if (active == 0) target = new_rs != nullptr ? new_rs : (old_rss.empty() ? nullptr : &old_rss.back());
+  if (target == nullptr || target->spec_replicas == desired) return {};
+  return {{target->name, target->spec_replicas, desired}};
+}
+
+std::vector<std::string> RevisionHistoryToDelete(std::vector<HistoryEntry> old_rss, std::int32_t limit) {
+  std::erase_if(old_rss, [](const HistoryEntry& e) { return e.deleting; });
+  const auto keep = static_cast<std::size_t>(std::max(limit, 0));
+  if (old_rss.size() <= keep) return {};
+  std::stable_sort(old_rss.begin(), old_rss.end(), [](const HistoryEntry& a, const HistoryEntry& b) {
+    return std::make_pair(a.revision, a.name) < std::make_pair(b.revision, b.name);
+  });
+  std::vector<std::string> out;
+  const std::size_t diff = old_rss.size() - keep;
+  for (std::size_t i = 0; i < diff; ++i) {
+    const auto& e = old_rss[i];
+    if (e.spec_replicas != 0 || e.status_replicas != 0 || !e.synced) continue;
+    out.push_back(e.name);
+  }
+  return out;
+}
+
+ProgressDecision NextProgressing(const ProgressInput& in) {
+  ProgressDecision out;
+  const bool has_deadline = in.deadline.has_value();
+  if (in.paused) {
+    if (has_deadline && in.current_reason != "ProgressDeadlineExceeded" && in.current_reason != "DeploymentPaused") {
+      out.updates.push_back({"Unknown", "DeploymentPaused", "Deployment is paused"});
+    }
+    return out;
+  }
+  std::string reason = in.current_reason;
+  std::optional<kube::Clock::WallTime> last_update = in.last_update;
+  if (has_deadline && reason == "DeploymentPaused") {
+    out.updates.push_back({"Unknown", "DeploymentResumed", "Deployment is resumed"});
+    reason = "DeploymentResumed";
+    last_update = in.now;
+  }
+  const std::string quoted = "\"" + in.rs_name + "\"";
+  if (in.created_new) {
+    out.updates.push_back({"True", "NewReplicaSetCreated", "Created new replica set " + quoted});
+    last_update = in.now;
+  } else if (in.complete) {
+    out.updates.push_back({"True", "NewReplicaSetAvailable", "ReplicaSet " + quoted + " has successfully progressed."});
+    return out;
+  } else if (in.progressed || reason == "NewReplicaSetAvailable") {
+    out.updates.push_back({"True", "ReplicaSetUpdated", "ReplicaSet " + quoted + " is progressing.", true});
+    last_update = in.now;
+  } else if (reason.empty()) {
+    out.updates.push_back({"True", "FoundNewReplicaSet", "Found new replica set " + quoted});
+    last_update = in.now;
+  } else if (reason == "ProgressDeadlineExceeded") {
+    return out;  // stays until progress is made
+  }
+  if (!has_deadline) return out;
+  const kube::Clock::WallTime from = last_update.value_or(in.now);
+  const kube::Clock::WallTime due = from + *in.deadline;
+  if (in.now >= due) {
+    out.updates.push_back({"False", "ProgressDeadlineExceeded", "ReplicaSet " + quoted + " has timed out progressing."});
+  } else {
+    out.recheck_after = std::chrono::duration_cast<kube::Clock::Duration>(due - in.now);
+  }
+  return out;
+}
+
 }  // namespace deployctl

@@ -4,6 +4,7 @@
 /// drive it: the pod-template hash, maxSurge / maxUnavailable resolution and one step of a
 /// rolling or recreate rollout. The rules follow kube's `pkg/controller/deployment`.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <kube/base/clock.hpp>
 #include <kube/base/result.hpp>
 
 namespace deployctl {
@@ -104,5 +106,74 @@ std::vector<ScaleChange> RollingUpdateStep(std::int32_t desired, Fenceposts fenc
 /// scale the new one to `desired`.
 std::vector<ScaleChange> RecreateStep(std::int32_t desired, const ReplicaSetCounts& new_rs,
                                       const std::vector<ReplicaSetCounts>& old_rss);
+
+/// One step while the Deployment is paused (kube's `scale` during `sync`): no rollout, but a
+/// changed `spec.replicas` still resizes the one active ReplicaSet (the only one with replicas,
+/// else `new_rs`, else the newest old one). `new_rs` is nullptr when the current template has no
+/// ReplicaSet (a paused Deployment does not create one). `old_rss` sorted oldest first. With
+/// several active ReplicaSets (paused mid-rollout) nothing is resized: kube scales them
+/// proportionally, which this example does not implement.
+std::vector<ScaleChange> PausedScaleStep(std::int32_t desired, const ReplicaSetCounts* new_rs,
+                                         const std::vector<ReplicaSetCounts>& old_rss);
+
+/// What revision-history cleanup needs to know of one old ReplicaSet.
+struct HistoryEntry {
+  std::string name{};
+  std::int64_t revision = 0;
+  std::int32_t spec_replicas = 0;
+  std::int32_t status_replicas = 0;
+  bool synced = true;      ///< status.observedGeneration >= metadata.generation
+  bool deleting = false;   ///< metadata.deletionTimestamp is set
+};
+
+/// kube's `cleanupDeployment`: of the old ReplicaSets not being deleted, the `size - limit`
+/// lowest revisions are candidates, oldest revision first; a candidate that still has replicas
+/// (spec or status) or whose status lags its spec is skipped (it is not replaced by a newer one).
+/// Returns the names to delete. A negative `limit` is treated as 0.
+std::vector<std::string> RevisionHistoryToDelete(std::vector<HistoryEntry> old_rss, std::int32_t limit);
+
+/// The Progressing condition a reconcile should write.
+struct ConditionUpdate {
+  std::string status{};   ///< "True", "False" or "Unknown"
+  std::string reason{};
+  std::string message{};
+  /// Refresh lastUpdateTime even when status, reason and message are unchanged (progress was
+  /// made: kube's progress deadline counts from the last progress).
+  bool refresh = false;
+  bool operator==(const ConditionUpdate&) const = default;
+};
+
+/// The inputs of NextProgressing.
+struct ProgressInput {
+  bool paused = false;                 ///< spec.paused
+  /// spec.progressDeadlineSeconds (default 600); nullopt = no deadline (kube's MaxInt32).
+  std::optional<std::chrono::seconds> deadline = std::chrono::seconds(600);
+  std::string current_reason{};        ///< reason of the current Progressing condition ("" = none)
+  /// lastUpdateTime of the current Progressing condition.
+  std::optional<kube::Clock::WallTime> last_update{};
+  kube::Clock::WallTime now{};
+  bool created_new = false;            ///< this reconcile created the new ReplicaSet
+  bool complete = false;               ///< kube's DeploymentComplete of the new status
+  bool progressed = false;             ///< ReplicaSets were resized or status counts moved
+  std::string rs_name{};               ///< the new ReplicaSet
+};
+
+/// What NextProgressing decided.
+struct ProgressDecision {
+  /// Condition writes, in order (a resume writes DeploymentResumed before the rollout's own).
+  std::vector<ConditionUpdate> updates{};
+  /// Reconcile again after this long to check the progress deadline (kube's
+  /// requeueStuckDeployment); nullopt = no check pending.
+  std::optional<kube::Clock::Duration> recheck_after{};
+};
+
+/// The Progressing condition state machine (kube's checkPausedConditions + syncRolloutStatus):
+/// paused -> Unknown/DeploymentPaused (a ProgressDeadlineExceeded stays); resumed ->
+/// Unknown/DeploymentResumed; a created new ReplicaSet -> True/NewReplicaSetCreated; complete ->
+/// True/NewReplicaSetAvailable; progress -> True/ReplicaSetUpdated (lastUpdateTime refreshed);
+/// first sight -> True/FoundNewReplicaSet; no progress for `deadline` since lastUpdateTime ->
+/// False/ProgressDeadlineExceeded `ReplicaSet "x" has timed out progressing.`. Without a
+/// deadline the paused/resumed reasons and the timeout are not used.
+ProgressDecision NextProgressing(const ProgressInput& in);
 
 }  // namespace deployctl

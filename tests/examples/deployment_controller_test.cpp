@@ -19,6 +19,7 @@
 
 #include <kube/apiserver/apiserver.hpp>
 #include <kube/client/rest_client.hpp>
+#include <kube/core/time.hpp>
 #include <kube/kube.hpp>
 
 #include "control_plane.hpp"
@@ -31,6 +32,9 @@ namespace deployctl {
 
 // gtest printing of scale changes (found by ADL, hence outside the anonymous namespace).
 void PrintTo(const ScaleChange& c, std::ostream* os) { *os << c.name << ":" << c.from << "->" << c.to; }
+void PrintTo(const ConditionUpdate& u, std::ostream* os) {
+  *os << u.status << "/" << u.reason << " \"" << u.message << "\"" << (u.refresh ? " refresh" : "");
+}
 
 namespace {
 
@@ -200,6 +204,127 @@ TEST(RecreateStep, ScalesOldToZeroThenWaitsForTheirPodsBeforeScalingUp) {
   EXPECT_EQ(RecreateStep(3, Rs("new", 0, 0, 0), {Rs("old", 3, 3, 3)}), (std::vector<ScaleChange>{{"old", 3, 0}}));
   EXPECT_TRUE(RecreateStep(3, Rs("new", 0, 0, 0), {Rs("old", 0, 2, 0)}).empty());
   EXPECT_EQ(RecreateStep(3, Rs("new", 0, 0, 0), {Rs("old", 0, 0, 0)}), (std::vector<ScaleChange>{{"new", 0, 3}}));
+}
+
+TEST(PausedScaleStep, ResizesTheOnlyActiveReplicaSetAndNeverStartsARollout) {
+  const ReplicaSetCounts new_rs = Rs("new", 3, 3, 3);
+  EXPECT_EQ(PausedScaleStep(5, &new_rs, {Rs("old", 0, 0, 0)}), (std::vector<ScaleChange>{{"new", 3, 5}}));
+  // No ReplicaSet for the paused template: the active old one is scaled instead.
+  EXPECT_EQ(PausedScaleStep(1, nullptr, {Rs("older", 0, 0, 0), Rs("old", 3, 3, 3)}),
+            (std::vector<ScaleChange>{{"old", 3, 1}}));
+  // None active: the newest.
+  EXPECT_EQ(PausedScaleStep(2, nullptr, {Rs("older", 0, 0, 0), Rs("old", 0, 0, 0)}),
+            (std::vector<ScaleChange>{{"old", 0, 2}}));
+  EXPECT_TRUE(PausedScaleStep(3, &new_rs, {}).empty());
+  // Paused mid-rollout (two active): left alone (proportional scaling is not implemented).
+  const ReplicaSetCounts half = Rs("new", 1, 1, 1);
+  EXPECT_TRUE(PausedScaleStep(6, &half, {Rs("old", 2, 2, 2)}).empty());
+}
+
+HistoryEntry Old(std::string name, std::int64_t revision, std::int32_t spec = 0, std::int32_t pods = 0) {
+  return {.name = std::move(name), .revision = revision, .spec_replicas = spec, .status_replicas = pods};
+}
+
+TEST(RevisionHistory, DeletesTheOldestRevisionsBeyondTheLimit) {
+  EXPECT_EQ(RevisionHistoryToDelete({Old("c", 3), Old("a", 1), Old("b", 2), Old("d", 4)}, 2),
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(RevisionHistoryToDelete({Old("a", 1), Old("b", 2)}, 2).empty());
+  EXPECT_EQ(RevisionHistoryToDelete({Old("a", 1), Old("b", 2)}, 0), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(RevisionHistory, NeverDeletesAReplicaSetWithReplicasPodsOrAnUnobservedSpec) {
+  HistoryEntry unsynced = Old("c", 3);
+  unsynced.synced = false;
+  HistoryEntry deleting = Old("e", 0);
+  deleting.deleting = true;  // not counted at all
+  // Candidates are the 3 lowest revisions of a, b, c, d (limit 1); none of them may go.
+  EXPECT_TRUE(RevisionHistoryToDelete({Old("a", 1, 1, 1), Old("b", 2, 0, 1), unsynced, Old("d", 4), deleting}, 1)
+                  .empty());
+  EXPECT_EQ(RevisionHistoryToDelete({Old("a", 1, 1, 1), Old("b", 2), Old("d", 4), deleting}, 1),
+            (std::vector<std::string>{"b"}));
+}
+
+TEST(PodAvailability, APodIsAvailableMinReadySecondsAfterItBecameReady) {
+  auto pod = kube::Object::Parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[
+      {"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:10Z"}]}})");
+  ASSERT_TRUE(pod.ok());
+  auto at = PodAvailableAt(**pod, 30);
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(kube::FormatTime(*at), "2026-01-01T00:00:40Z");
+  EXPECT_TRUE(PodAvailableAt(**pod, 0).has_value());
+  auto not_ready = kube::Object::Parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[
+      {"type":"Ready","status":"False","lastTransitionTime":"2026-01-01T00:00:10Z"}]}})");
+  ASSERT_TRUE(not_ready.ok());
+  EXPECT_FALSE(PodAvailableAt(**not_ready, 0).has_value());
+  auto no_time = kube::Object::Parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[
+      {"type":"Ready","status":"True"}]}})");
+  ASSERT_TRUE(no_time.ok());
+  EXPECT_FALSE(PodAvailableAt(**no_time, 5).has_value());
+  EXPECT_TRUE(PodAvailableAt(**no_time, 0).has_value());
+}
+
+ProgressInput Progress(std::string reason, kube::Clock::WallTime last_update, kube::Clock::WallTime now) {
+  return {.current_reason = std::move(reason), .last_update = last_update, .now = now, .rs_name = "web-abc"};
+}
+
+TEST(Progressing, PausedIsUnknownAndKeepsATimeoutResumeIsUnknownResumed) {
+  const auto t0 = kube::Clock::WallTime{} + std::chrono::hours(1000);
+  ProgressInput in = Progress("ReplicaSetUpdated", t0, t0 + 1s);
+  in.paused = true;
+  in.progressed = true;  // scaling while paused is no rollout progress
+  auto d = NextProgressing(in);
+  EXPECT_EQ(d.updates, (std::vector<ConditionUpdate>{{"Unknown", "DeploymentPaused", "Deployment is paused"}}));
+  EXPECT_FALSE(d.recheck_after.has_value()) << "no deadline while paused";
+  in.current_reason = "ProgressDeadlineExceeded";
+  EXPECT_TRUE(NextProgressing(in).updates.empty());
+  in.current_reason = "DeploymentPaused";
+  EXPECT_TRUE(NextProgressing(in).updates.empty());
+
+  // Resumed long after the pause: the deadline counts from the resume, not the paused condition.
+  ProgressInput resumed = Progress("DeploymentPaused", t0, t0 + 3600s);
+  d = NextProgressing(resumed);
+  EXPECT_EQ(d.updates, (std::vector<ConditionUpdate>{{"Unknown", "DeploymentResumed", "Deployment is resumed"}}));
+  EXPECT_EQ(d.recheck_after, std::optional<kube::Clock::Duration>(600s));
+  resumed.progressed = true;
+  d = NextProgressing(resumed);
+  ASSERT_EQ(d.updates.size(), 2U);
+  EXPECT_EQ(d.updates[1], (ConditionUpdate{"True", "ReplicaSetUpdated", "ReplicaSet \"web-abc\" is progressing.", true}));
+}
+
+TEST(Progressing, TimesOutWhenNoProgressWithinTheDeadlineSinceTheLastUpdate) {
+  const auto t0 = kube::Clock::WallTime{} + std::chrono::hours(1000);
+  ProgressInput in = Progress("ReplicaSetUpdated", t0, t0 + 9s);
+  in.deadline = 10s;
+  auto d = NextProgressing(in);
+  EXPECT_TRUE(d.updates.empty());
+  EXPECT_EQ(d.recheck_after, std::optional<kube::Clock::Duration>(1s));
+  in.now = t0 + 10s;
+  d = NextProgressing(in);
+  EXPECT_EQ(d.updates, (std::vector<ConditionUpdate>{
+                           {"False", "ProgressDeadlineExceeded", "ReplicaSet \"web-abc\" has timed out progressing."}}));
+  EXPECT_FALSE(d.recheck_after.has_value());
+  // Progress refreshes lastUpdateTime: no timeout, a new full deadline.
+  in.progressed = true;
+  d = NextProgressing(in);
+  EXPECT_EQ(d.updates, (std::vector<ConditionUpdate>{{"True", "ReplicaSetUpdated", "ReplicaSet \"web-abc\" is progressing.", true}}));
+  EXPECT_EQ(d.recheck_after, std::optional<kube::Clock::Duration>(10s));
+  // A timed-out Deployment stays so without progress; a complete one never times out.
+  in.progressed = false;
+  in.current_reason = "ProgressDeadlineExceeded";
+  EXPECT_TRUE(NextProgressing(in).updates.empty());
+  in.current_reason = "NewReplicaSetAvailable";
+  in.complete = true;
+  in.now = t0 + 1000s;
+  d = NextProgressing(in);
+  EXPECT_EQ(d.updates, (std::vector<ConditionUpdate>{{"True", "NewReplicaSetAvailable",
+                                                       "ReplicaSet \"web-abc\" has successfully progressed."}}));
+  EXPECT_FALSE(d.recheck_after.has_value());
+  // No deadline (progressDeadlineSeconds = MaxInt32): never times out.
+  in = Progress("ReplicaSetUpdated", t0, t0 + 100000s);
+  in.deadline = std::nullopt;
+  d = NextProgressing(in);
+  EXPECT_TRUE(d.updates.empty());
+  EXPECT_FALSE(d.recheck_after.has_value());
 }
 
 TEST(Expectations, PendingCreationsHoldUntilTheCacheShowsThem) {
@@ -376,6 +501,8 @@ class DeploymentControllerTest : public ::testing::Test {
     return out;
   }
 
+  // Declared first, destroyed last: the controllers of a test may run on it until TearDown.
+  kube::FakeClock clock_;
   std::unique_ptr<kube::apiserver::ApiServer> server_;
   std::shared_ptr<kube::client::RestClient> rest_;
   std::unique_ptr<kube::controller::Manager> mgr_;
@@ -714,7 +841,7 @@ TEST_F(DeploymentControllerTest, ConcurrentWorkersAndEventStormsNeverOvershootRe
 }
 
 TEST_F(DeploymentControllerTest, KubeletStartsAPodOnlyAfterTheReadyDelayOnItsClock) {
-  kube::FakeClock clock;
+  kube::FakeClock& clock = clock_;
   StartControlPlane({.kubelet_options = {.ready_delay = 10s, .clock = &clock}});
   ASSERT_NE(Create(kPods, R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"solo","namespace":"default"},
       "spec":{"containers":[{"name":"c","image":"busybox"}]}})"),
@@ -731,6 +858,163 @@ TEST_F(DeploymentControllerTest, KubeletStartsAPodOnlyAfterTheReadyDelayOnItsClo
     auto p = Get(kPods, "solo");
     return p != nullptr && p->GetString("/status/phase") == "Running" && IsPodReady(*p);
   }));
+}
+
+// Polls `cond`, moving `clock` forward by `step` before every check: time passes on the
+// controllers' FakeClock only as the test says (a RequeueAfter fires when the clock reaches it).
+bool EventuallyAdvancing(kube::FakeClock& clock, kube::Clock::Duration step, const std::function<bool()>& cond) {
+  return Eventually([&] {
+    clock.Advance(step);
+    return cond();
+  });
+}
+
+std::string WithSpec(std::string deployment_json, std::string_view extra_spec_members) {
+  const std::string key = R"("spec":{)";
+  deployment_json.insert(deployment_json.find(key) + key.size(), std::string(extra_spec_members) + ",");
+  return deployment_json;
+}
+
+TEST_F(DeploymentControllerTest, RevisionHistoryLimitDeletesTheOldestScaledDownReplicaSets) {
+  StartControlPlane();
+  ASSERT_NE(Create(kDeployments, WithSpec(DeploymentJson("web", 1, "nginx:1", kRolling), R"("revisionHistoryLimit":1)")),
+            nullptr);
+  ASSERT_TRUE(Eventually([&] { return RolledOut("web", 1); }));
+  std::map<std::string, std::string> rs_of_image;  // image -> ReplicaSet name
+  rs_of_image["nginx:1"] = std::string(List(kReplicaSets)[0]->Name());
+  for (const std::string image : {"nginx:2", "nginx:3", "nginx:4"}) {
+    Patch(kDeployments, "web",
+          R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":")" + image + R"("}]}}}})",
+          kube::PatchType::kStrategicMerge);
+    const std::string name =
+        "web-" + ComputePodTemplateHash(ValueAt(*Get(kDeployments, "web"), "/spec/template"), std::nullopt);
+    rs_of_image[image] = name;
+    ASSERT_TRUE(Eventually([&] {
+      return RolledOut("web", 1) && Get(kReplicaSets, name) != nullptr && List(kReplicaSets).size() == 2;
+    })) << image;
+  }
+  // The current ReplicaSet and one old one (the newest old revision) remain.
+  std::set<std::string> names;
+  for (const auto& rs : List(kReplicaSets)) names.insert(std::string(rs->Name()));
+  EXPECT_EQ(names, (std::set<std::string>{rs_of_image["nginx:3"], rs_of_image["nginx:4"]}));
+  EXPECT_EQ(Get(kReplicaSets, rs_of_image["nginx:3"])->Annotations().Get(kRevisionAnnotation),
+            std::optional<std::string_view>("3"));
+}
+
+TEST_F(DeploymentControllerTest, MinReadySecondsHoldsAvailabilityAndTheRolloutUntilPodsStayedReady) {
+  kube::FakeClock& clock = clock_;
+  StartControlPlane({.kubelet_options = {.ready_delay = 0s, .clock = &clock}, .clock = &clock});
+  constexpr std::string_view kNoUnavailable =
+      R"({"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}})";
+  ASSERT_NE(Create(kDeployments, WithSpec(DeploymentJson("web", 2, "nginx:1", kNoUnavailable), R"("minReadySeconds":30)")),
+            nullptr);
+  // Ready, but not yet for 30 s: not available.
+  ASSERT_TRUE(EventuallyAdvancing(clock, 1ms, [&] {
+    auto d = Get(kDeployments, "web");
+    return d != nullptr && Int32At(*d, "/status/readyReplicas") == 2;
+  }));
+  auto d = Get(kDeployments, "web");
+  EXPECT_EQ(Int32At(*d, "/status/availableReplicas"), 0);
+  EXPECT_EQ(Int32At(*d, "/status/unavailableReplicas"), 2);
+  std::string status;
+  EXPECT_EQ(ConditionReason(*d, "Available", &status), "MinimumReplicasUnavailable");
+  EXPECT_EQ(status, "False");
+  const std::string first(List(kReplicaSets)[0]->Name());
+  EXPECT_EQ(Get(kReplicaSets, first)->GetInt("/spec/minReadySeconds"), 30);
+  // 30 s later the ReplicaSet's requeue counts them.
+  clock.Advance(30s);
+  ASSERT_TRUE(Eventually([&] { return RolledOut("web", 2); }));
+  EXPECT_EQ(ConditionReason(*Get(kDeployments, "web"), "Available", &status), "MinimumReplicasAvailable");
+
+  // A rolling update with maxUnavailable 0: the old ReplicaSet shrinks only once a new pod is
+  // available, i.e. 30 s after it became ready.
+  Patch(kDeployments, "web", R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}})",
+        kube::PatchType::kStrategicMerge);
+  const std::string next =
+      "web-" + ComputePodTemplateHash(ValueAt(*Get(kDeployments, "web"), "/spec/template"), std::nullopt);
+  ASSERT_TRUE(EventuallyAdvancing(clock, 1ms, [&] {
+    auto rs = Get(kReplicaSets, next);
+    return rs != nullptr && Int32At(*rs, "/status/readyReplicas") == 1;
+  }));
+  EXPECT_EQ(Int32At(*Get(kReplicaSets, next), "/status/availableReplicas"), 0);
+  EXPECT_EQ(Int32At(*Get(kReplicaSets, first), "/spec/replicas"), 2) << "scaled down for a pod not yet available";
+  ASSERT_TRUE(EventuallyAdvancing(clock, 1s, [&] { return RolledOut("web", 2); }));
+  EXPECT_EQ(Int32At(*Get(kReplicaSets, first), "/spec/replicas"), 0);
+}
+
+TEST_F(DeploymentControllerTest, APausedDeploymentScalesButDoesNotRollOutUntilResumed) {
+  StartControlPlane();
+  ASSERT_NE(Create(kDeployments, DeploymentJson("web", 2, "nginx:1", kRolling)), nullptr);
+  ASSERT_TRUE(Eventually([&] { return RolledOut("web", 2); }));
+  const std::string first(List(kReplicaSets)[0]->Name());
+  Patch(kDeployments, "web", R"({"spec":{"paused":true}})");
+  ASSERT_TRUE(Eventually([&] {
+    auto d = Get(kDeployments, "web");
+    std::string status;
+    return ConditionReason(*d, "Progressing", &status) == "DeploymentPaused" && status == "Unknown" &&
+           d->GetInt("/status/observedGeneration") == d->Generation();
+  }));
+  // `kubectl rollout pause`, then set image and scale: only the scale applies.
+  Patch(kDeployments, "web", R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}})",
+        kube::PatchType::kStrategicMerge);
+  Patch(kDeployments, "web", R"({"spec":{"replicas":3}})");
+  ASSERT_TRUE(Eventually([&] {
+    auto d = Get(kDeployments, "web");
+    return d->GetInt("/status/observedGeneration") == d->Generation() &&
+           Int32At(*d, "/status/availableReplicas") == 3;
+  }));
+  EXPECT_EQ(List(kReplicaSets).size(), 1U) << "a paused Deployment started a rollout";
+  for (const auto& p : List(kPods)) EXPECT_EQ(p->GetString("/spec/containers/0/image"), "nginx:1");
+  std::string status;
+  EXPECT_EQ(ConditionReason(*Get(kDeployments, "web"), "Progressing", &status), "DeploymentPaused");
+  // `kubectl rollout resume`: the rollout proceeds.
+  Patch(kDeployments, "web", R"({"spec":{"paused":false}})");
+  ASSERT_TRUE(Eventually([&] {
+    if (!RolledOut("web", 3) || List(kReplicaSets).size() != 2) return false;
+    for (const auto& p : List(kPods)) {
+      if (p->GetString("/status/containerStatuses/0/image") != "nginx:2") return false;
+    }
+    return List(kPods).size() == 3;
+  }));
+  EXPECT_EQ(Int32At(*Get(kReplicaSets, first), "/spec/replicas"), 0);
+}
+
+TEST_F(DeploymentControllerTest, NoProgressWithinTheDeadlineSetsProgressDeadlineExceeded) {
+  kube::FakeClock& clock = clock_;
+  // No kubelet: pods never become ready, so the rollout stalls.
+  StartControlPlane({.kubelet = false, .clock = &clock});
+  ASSERT_NE(Create(kDeployments, WithSpec(DeploymentJson("web", 2, "nginx:1", kRolling), R"("progressDeadlineSeconds":10)")),
+            nullptr);
+  ASSERT_TRUE(EventuallyAdvancing(clock, 1ms, [&] {
+    auto d = Get(kDeployments, "web");
+    return d != nullptr && Int32At(*d, "/status/replicas") == 2;
+  }));
+  std::string status;
+  const std::string reason = ConditionReason(*Get(kDeployments, "web"), "Progressing", &status);
+  EXPECT_NE(reason, "ProgressDeadlineExceeded");
+  EXPECT_EQ(status, "True");
+  const std::string rs_name(List(kReplicaSets)[0]->Name());
+  std::optional<kube::Clock::WallTime> last_progress;
+  const auto stalled = ValueAt(*Get(kDeployments, "web"), "/status/conditions");
+  for (const auto& c : stalled.as_array()) {
+    if (c.at("type").as_string() == "Progressing") {
+      auto t = kube::ParseTime(c.at("lastUpdateTime").as_string());
+      if (t.ok()) last_progress = *t;
+    }
+  }
+  ASSERT_TRUE(last_progress.has_value());
+  ASSERT_TRUE(EventuallyAdvancing(clock, 1s, [&] {
+    return ConditionReason(*Get(kDeployments, "web"), "Progressing", &status) == "ProgressDeadlineExceeded";
+  }));
+  EXPECT_EQ(status, "False");
+  const auto conds = ValueAt(*Get(kDeployments, "web"), "/status/conditions");
+  for (const auto& c : conds.as_array()) {
+    if (c.at("type").as_string() != "Progressing") continue;
+    EXPECT_EQ(c.at("message").as_string(), "ReplicaSet \"" + rs_name + "\" has timed out progressing.");
+    auto transition = kube::ParseTime(c.at("lastTransitionTime").as_string());
+    ASSERT_TRUE(transition.ok());
+    EXPECT_GE(*transition, *last_progress + 10s) << "timed out before progressDeadlineSeconds without progress";
+  }
 }
 
 }  // namespace

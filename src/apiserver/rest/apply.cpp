@@ -4,11 +4,12 @@
 #include "apiserver/rest/apply.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <optional>
-#include <regex>
 #include <set>
+#include <string_view>
 
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -32,6 +33,44 @@ namespace {
 constexpr int kMaxYamlDepth = 1000;
 
 // A plain (unquoted) YAML 1.1 scalar as go-yaml v2 resolves it.
+// YAML 1.1 plain-scalar integers: [-+]?(0|[1-9][0-9_]*).
+bool IsYamlInt(std::string_view s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return false;
+  if (s[i] == '0') return i + 1 == s.size();
+  if (s[i] < '1' || s[i] > '9') return false;
+  for (++i; i < s.size(); ++i) {
+    if (!(std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '_')) return false;
+  }
+  return true;
+}
+
+// YAML 1.1 plain-scalar floats: [-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?
+bool IsYamlFloat(std::string_view s) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i < s.size() && s[i] == '.') {
+    const std::size_t start = ++i;
+    while (i < s.size() && digit(s[i])) ++i;
+    if (i == start) return false;
+  } else {
+    if (i == s.size() || !digit(s[i])) return false;
+    while (i < s.size() && (digit(s[i]) || s[i] == '_')) ++i;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      while (i < s.size() && (digit(s[i]) || s[i] == '_')) ++i;
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && digit(s[i])) ++i;
+    if (i == start) return false;
+  }
+  return i == s.size();
+}
+
 json::value ResolvePlainScalar(const std::string& s) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   static const char* const kTrue[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
@@ -42,9 +81,7 @@ json::value ResolvePlainScalar(const std::string& s) {
   for (const char* f : kFalse) {
     if (s == f) return false;
   }
-  static const std::regex kInt("[-+]?(0|[1-9][0-9_]*)");
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?)");
-  if (std::regex_match(s, kInt)) {
+  if (IsYamlInt(s)) {
     std::string digits;
     for (char c : s) {
       if (c != '_' && c != '+') digits.push_back(c);
@@ -54,7 +91,7 @@ json::value ResolvePlainScalar(const std::string& s) {
     if (ec == std::errc() && p == digits.data() + digits.size()) return v;
     return std::strtod(digits.c_str(), nullptr);
   }
-  if (std::regex_match(s, kFloat)) {
+  if (IsYamlFloat(s)) {
     std::string digits;
     for (char c : s) {
       if (c != '_') digits.push_back(c);

@@ -127,6 +127,27 @@ TEST_F(ApplyTest, BodyMustNameTheResourceTypeAndCarryNoManagedFields) {
   EXPECT_EQ(Str(yaml.Json(), {"message"}).rfind("error decoding YAML: ", 0), 0u) << yaml.body;
 }
 
+// YAML plain scalars resolve as YAML 1.1 (sigs.k8s.io/yaml): signs and underscores in integers,
+// yes/no (and y/n, as go-yaml v2) booleans, quoted scalars stay strings.
+TEST_F(ApplyTest, YamlPlainScalarsResolveAsYaml11) {
+  const std::string yaml =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: y\n  labels:\n    n: \"10\"\n"
+      "spec:\n  replicas: +3\n  minReadySeconds: 1_0\n  paused: yes\n  progressDeadlineSeconds: 600\n"
+      "  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n"
+      "    spec:\n      containers:\n      - name: c\n        image: nginx\n";
+  auto res = Apply("/apis/apps/v1/namespaces/default/deployments/y", yaml, "m");
+  ASSERT_EQ(res.status, 201) << res.body;
+  auto obj = res.Json();
+  EXPECT_EQ(Str(obj, {"spec", "replicas"}), "3");
+  EXPECT_EQ(Str(obj, {"spec", "minReadySeconds"}), "10");
+  EXPECT_EQ(Str(obj, {"spec", "paused"}), "true");
+  EXPECT_EQ(Str(obj, {"spec", "progressDeadlineSeconds"}), "600");
+  EXPECT_EQ(Str(obj, {"metadata", "labels", "n"}), "10");
+  auto bad = Apply("/apis/apps/v1/namespaces/default/deployments/y",
+                   "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: y\nspec:\n  replicas: 1e\n", "m");
+  EXPECT_NE(bad.status, 200) << "\"1e\" is not a number, so replicas gets a string: " << bad.body;
+}
+
 TEST_F(ApplyTest, DroppedFieldsAreRemovedUnlessSharedAndNoOpKeepsTheVersion) {
   const std::string url = std::string(kCm) + "/p";
   auto first = Apply(url, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"p"},"data":{"a":"1","b":"2","c":"3"}})", "one");

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""The Python `kubernetes` client side of the side-by-side bench (issue 10), driven by peer_loader.
+
+Run with Debian's /usr/bin/python3 (python3-kubernetes). From $KUBECONFIG: one LIST of every
+bench.example.com/v1 benchobject through CustomObjectsApi (the client's own JSON decoding into
+dicts), printing {"phase":"synced","sync_ms","vmhwm_kb","items"} (time measured from just before
+the configuration is loaded, after imports); then a watch from the list's resourceVersion
+(kubernetes.watch.Watch, which decodes each event) counting MODIFIED events until $BENCH_M have
+arrived, printing {"phase":"done","events","first_to_last_ms","vmhwm_kb"}.
+"""
+import json
+import os
+import sys
+import time
+
+from kubernetes import client, config, watch
+
+
+def vmhwm_kb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return -1
+
+
+def main():
+    m = int(os.environ.get("BENCH_M", "0"))
+    group, version, plural = "bench.example.com", "v1", "benchobjects"
+    t0 = time.monotonic()
+    config.load_kube_config()
+    api = client.CustomObjectsApi()
+    objects = api.list_cluster_custom_object(group, version, plural)
+    t1 = time.monotonic()
+    items = len(objects["items"])
+    rv = objects["metadata"]["resourceVersion"]
+    print(json.dumps({"phase": "synced", "sync_ms": (t1 - t0) * 1e3, "vmhwm_kb": vmhwm_kb(),
+                      "items": items}), flush=True)
+
+    updates = 0
+    first = last = 0.0
+    w = watch.Watch()
+    while updates < m:
+        for event in w.stream(api.list_cluster_custom_object, group, version, plural,
+                              resource_version=rv, allow_watch_bookmarks=False, timeout_seconds=300):
+            if event["type"] == "MODIFIED":
+                now = time.monotonic()
+                if updates == 0:
+                    first = now
+                last = now
+                updates += 1
+            if event["type"] == "ERROR":
+                print("watch error: %s" % event["raw_object"], file=sys.stderr)
+                return 1
+            rv = event["object"]["metadata"]["resourceVersion"]
+            if updates >= m:
+                w.stop()
+                break
+    print(json.dumps({"phase": "done", "events": updates, "first_to_last_ms": (last - first) * 1e3,
+                      "vmhwm_kb": vmhwm_kb()}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

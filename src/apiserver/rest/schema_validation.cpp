@@ -40,6 +40,13 @@ std::string FormatNumber(double d) {
   return buf;
 }
 
+// The schema of member `key` of an object typed `s`: its property, else additionalProperties,
+// else nullptr (unknown).
+const TypeSchema* MemberSchema(const TypeSchema& s, std::string_view key) {
+  if (auto it = s.properties.find(key); it != s.properties.end()) return it->second.get();
+  return s.additional_properties.get();
+}
+
 // Prunes (and defaults) `value` against `s`. `root` marks the top level (and embedded resources),
 // where apiVersion/kind/metadata are kept.
 void PruneValue(const TypeSchema& s, json::value& value, const std::string& path, bool root,
@@ -60,12 +67,7 @@ void PruneObject(const TypeSchema& s, json::object& obj, const std::string& path
   for (auto& kv : obj) {
     const std::string_view key(kv.key().data(), kv.key().size());
     if (keep_meta && IsRootMeta(key)) continue;
-    const TypeSchema* member = nullptr;
-    if (auto it = s.properties.find(key); it != s.properties.end()) {
-      member = it->second.get();
-    } else if (s.additional_properties != nullptr) {
-      member = s.additional_properties.get();
-    }
+    const TypeSchema* member = MemberSchema(s, key);
     if (member == nullptr) {
       if (!s.preserve_unknown_fields) {
         remove.emplace_back(key);
@@ -302,12 +304,7 @@ void CollectUnknownMembers(const TypeSchema& s, const json::object& obj, const s
   for (const auto& kv : obj) {
     const std::string_view key(kv.key().data(), kv.key().size());
     if (keep_meta && IsRootMeta(key)) continue;
-    const TypeSchema* member = nullptr;
-    if (auto it = s.properties.find(key); it != s.properties.end()) {
-      member = it->second.get();
-    } else if (s.additional_properties != nullptr) {
-      member = s.additional_properties.get();
-    }
+    const TypeSchema* member = MemberSchema(s, key);
     if (member == nullptr) {
       if (!s.preserve_unknown_fields) out.push_back(Child(path, key));
       continue;

@@ -550,7 +550,12 @@ Result<std::string> Demo::CreateWebsite() {
   auto obj = Object::Parse(R"({"apiVersion":"example.kubecpp.io/v1","kind":"Website","metadata":{"name":"hello"},
     "spec":{"replicas":2,"content":"<h1>Hello from kubecpp</h1>"}})");
   if (!obj) return obj.error();
+  // Established, but an API server may serve the new resource a moment later: retry a 404.
   auto created = sites.Create(**obj);
+  for (int attempt = 0; !created && IsNotFound(created.error()) && attempt < 50 && !stop_.stop_requested(); ++attempt) {
+    std::this_thread::sleep_for(100ms);
+    created = sites.Create(**obj);
+  }
   if (!created) return created.error();
   return WaitFor("website hello to be Ready", [&]() -> std::optional<std::string> {
     auto site = GetObject(sites, "hello");

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -100,7 +101,15 @@ int main(int argc, char** argv) {
   auto broadcaster = controller::EventBroadcaster::Create(
       controller::NewApiEventSink(client::DynamicClient((*mgr)->GetRestClient())));
   auto recorder = broadcaster->NewRecorder("website-operator");
+  // Right after the CRD is Established, discovery may not list it yet (the RESTMapper refreshes at
+  // most once a second, and API servers publish discovery a moment after Established): retry for
+  // a while before giving up.
   auto ctrl = ws::SetupWebsiteController(**mgr, *recorder);
+  for (int attempt = 0; !ctrl && client::IsNoMatch(ctrl.error()) && attempt < 30 && !stop.stop_requested(); ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    (*mgr)->GetRestMapper().Reset();
+    ctrl = ws::SetupWebsiteController(**mgr, *recorder);
+  }
   if (!ctrl) {
     log::Error("creating controller (is the CRD installed? use --install-crd or kubectl apply -f deploy/crd.yaml)",
                {{"error", ctrl.error().message}});

@@ -40,20 +40,14 @@
 #include "website.hpp"
 #include "../support/in_process_server.hpp"
 #endif
+#include "../support/eventually.hpp"
 
 namespace kube::examples::website {
 namespace {
 
 using namespace std::chrono_literals;
 
-bool Eventually(const std::function<bool()>& cond, std::chrono::seconds limit = 30s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(10ms);  // polling a real server, real threads or a subprocess
-  }
-  return true;
-}
+using kube::test_support::Eventually;
 
 #ifndef KUBE_CRD_OPERATOR_E2E
 

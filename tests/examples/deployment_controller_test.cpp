@@ -27,6 +27,7 @@
 #include "objects.hpp"
 #include "replicaset_controller.hpp"
 #include "rollout.hpp"
+#include "../support/eventually.hpp"
 
 namespace deployctl {
 
@@ -390,12 +391,7 @@ TEST(PodOrder, DeletesUnboundPendingAndNotReadyPodsFirstThenNewerOnes) {
 // The control plane against the in-process API server
 
 bool Eventually(const std::function<bool()>& cond, std::chrono::seconds limit = 20s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(5ms);  // integration test: polling a real server and real threads
-  }
-  return true;
+  return kube::test_support::Eventually(cond, limit);
 }
 
 std::string DeploymentJson(std::string_view name, int replicas, std::string_view image, std::string_view strategy) {

@@ -28,6 +28,7 @@
 #include "export_reconciler.hpp"
 #include "export_store.hpp"
 #include "../support/in_process_server.hpp"
+#include "../support/eventually.hpp"
 
 namespace kube::examples::finalizer_cleanup {
 namespace {
@@ -37,14 +38,7 @@ using namespace std::chrono_literals;
 
 const GroupVersionResource kEvents{"", "v1", "events"};
 
-bool Eventually(const std::function<bool()>& cond, std::chrono::seconds limit = 30s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(5ms);  // integration test: polling a real server and real threads
-  }
-  return true;
-}
+using kube::test_support::Eventually;
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -22,6 +22,7 @@
 
 #include "../apiserver/test_client.hpp"
 #include "../../support/in_process_server.hpp"
+#include "../../support/eventually.hpp"
 
 namespace kube::controller {
 namespace {
@@ -32,14 +33,7 @@ using SteadyClock = std::chrono::steady_clock;
 const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 const GroupVersionResource kDeployments{"apps", "v1", "deployments"};
 
-bool Eventually(const std::function<bool()>& cond, std::chrono::seconds limit = 30s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(2ms);  // integration test: polling a real server and real threads
-  }
-  return true;
-}
+using kube::test_support::Eventually;
 
 // Counts reconciles per key.
 class Calls {

@@ -305,12 +305,11 @@ bool Demo::StartControllers() {
   const std::string operator_kubeconfig = opt_.kubeconfig.empty() ? kubeconfig_ : opt_.kubeconfig;
   for (const char* id : {"a", "b"}) {
     const std::string identity = std::string("demo-operator-") + id;
-    // Only the first replica installs the CRD: concurrent CRD applies can leave the embedded
-    // server not serving the custom resource (a known bug, see the session note).
-    std::vector<std::string> args{opt_.website_operator, "--kubeconfig", operator_kubeconfig, "--leader-elect",
-                                  "--identity", identity};
-    if (std::string(id) == "a") args.push_back("--install-crd");
-    StartComponent("website-operator-" + std::string(id), std::move(args), true, identity);
+    // Both replicas install the CRD at the same moment, as two replicas of a real operator do.
+    StartComponent("website-operator-" + std::string(id),
+                   {opt_.website_operator, "--kubeconfig", operator_kubeconfig, "--install-crd", "--leader-elect",
+                    "--identity", identity},
+                   true, identity);
   }
   for (auto& c : components_) {
     if (!c->process->error().empty()) {

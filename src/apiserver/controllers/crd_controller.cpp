@@ -42,6 +42,7 @@ class CrdStorage final : public Storage {
 
   Result<Revision> Create(std::string_view key, const ValueFn& make) override {
     if (!IsCrdKey(key)) return inner_->Create(key, make);
+    MutexLock lock(write_mu_);
     bool deleting = false;
     auto rev = inner_->Create(key, Wrap(make, &deleting));
     After(key, rev.ok(), deleting);
@@ -49,6 +50,7 @@ class CrdStorage final : public Storage {
   }
   Result<Revision> Update(std::string_view key, Revision expected, const ValueFn& make) override {
     if (!IsCrdKey(key)) return inner_->Update(key, expected, make);
+    MutexLock lock(write_mu_);
     bool deleting = false;
     auto rev = inner_->Update(key, expected, Wrap(make, &deleting));
     After(key, rev.ok(), deleting);
@@ -56,6 +58,7 @@ class CrdStorage final : public Storage {
   }
   Result<Revision> Delete(std::string_view key, Revision expected, const ValueFn& make) override {
     if (!IsCrdKey(key)) return inner_->Delete(key, expected, make);
+    MutexLock lock(write_mu_);
     auto rev = inner_->Delete(key, expected, make);
     if (rev.ok()) {
       controller_.OnCrdDeleted(std::string(key.substr(CrdPrefix().size())));
@@ -89,7 +92,7 @@ class CrdStorage final : public Storage {
   }
 
   // The cleanup of a deleted CRD is queued once its write is visible to readers.
-  void After(std::string_view key, bool ok, bool deleting) {
+  void After(std::string_view key, bool ok, bool deleting) KUBE_REQUIRES(write_mu_) {
     if (!ok) {
       Resync(key);
     } else if (deleting) {
@@ -98,7 +101,7 @@ class CrdStorage final : public Storage {
   }
 
   // After a failed write, makes the registry follow what is actually stored.
-  void Resync(std::string_view key) {
+  void Resync(std::string_view key) KUBE_REQUIRES(write_mu_) {
     auto kv = inner_->Get(key);
     if (!kv.ok()) {
       if (IsNotFound(kv.error())) controller_.OnCrdDeleted(std::string(key.substr(CrdPrefix().size())));
@@ -114,6 +117,12 @@ class CrdStorage final : public Storage {
 
   std::unique_ptr<Storage> inner_;
   CrdController& controller_;
+  // CRD writes are serialized, each with its registry update and, for a failed write, the resync
+  // that follows it. Otherwise a write whose value was computed (and registered) but is not yet
+  // committed races a failed write's resync, which reads the old state and unregisters the CRD
+  // (seen with two clients installing the same CRD at once on sqlite's group commit), or an older
+  // resync lands after a newer write. Taken before the inner storage's locks and the controller's.
+  Mutex write_mu_;
 };
 
 }  // namespace

@@ -26,7 +26,9 @@
 /// Status and registration are applied synchronously, inside every storage write of a CRD (the
 /// controller wraps the server's Storage): when a CRD create or update returns, its resources are
 /// served already and its stored status is final, so `kubectl wait --for=condition=established`
-/// followed by the use of the resource never races. The cleanup of deleted CRDs runs on the
+/// followed by the use of the resource never races. CRD writes are serialized with their
+/// registry updates, so concurrent writers of one CRD (two operator replicas installing it) leave
+/// the registry serving exactly what is stored. The cleanup of deleted CRDs runs on the
 /// controller's thread.
 namespace kube::apiserver::controllers {
 

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
+#include <cctype>
 
 #include <gtest/gtest.h>
 
@@ -605,6 +607,98 @@ TEST_F(CrdSqliteTest, RestartReregistersCustomResources) {
   // Schema validation still applies.
   EXPECT_EQ(client().Post(kWidgets, Widget("w2", R"({"color":"red","replicas":-1})")).status, 422);
   EXPECT_EQ(client().Get(std::string(kWidgets) + "/w1/scale").status, 200);
+}
+
+// A minimal namespaced CRD `<plural>.race.example.com` serving `versions` (the first one stored).
+std::string RaceCrd(const std::string& plural, const std::vector<std::string>& versions) {
+  std::string vs;
+  for (size_t i = 0; i < versions.size(); ++i) {
+    if (i > 0) vs += ",";
+    vs += R"({"name":")" + versions[i] + R"(","served":true,"storage":)" + (i == 0 ? "true" : "false") +
+          R"(,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}})";
+  }
+  std::string kind = plural;
+  kind[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(kind[0])));
+  kind.pop_back();  // "racers" -> "Racer"
+  return R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":")" +
+         plural + R"(.race.example.com"},"spec":{"group":"race.example.com","scope":"Namespaced","names":{"plural":")" +
+         plural + R"(","kind":")" + kind + R"("},"versions":[)" + vs + "]}}";
+}
+
+// Several clients creating and applying the same CRD at once (one wins, the others get 409 or
+// apply on top) must leave the CRD served: two operator replicas installing their CRD at start.
+void ConcurrentCrdInstalls(HttpClient& client, uint16_t port, int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    const std::string plural = "racer" + std::to_string(round) + "s";
+    const std::string crd = RaceCrd(plural, {"v1"});
+    constexpr int kClients = 4;
+    std::vector<std::thread> threads;
+    for (int c = 0; c < kClients; ++c) {
+      threads.emplace_back([&, c] {
+        HttpClient mine(port);
+        if (c % 2 == 0) {
+          const int status = mine.Post(kCrds, crd).status;
+          EXPECT_TRUE(status == 201 || status == 409) << status;  // 409 AlreadyExists
+        } else {
+          // An apply that races a create retries as an update, as kube's store does: never a 409.
+          auto res = mine.Patch(std::string(kCrds) + "/" + plural + ".race.example.com?fieldManager=op" +
+                                    std::to_string(c) + "&force=true",
+                                crd, "application/apply-patch+yaml");
+          EXPECT_TRUE(res.status == 200 || res.status == 201) << res.status << " " << res.body;
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    const std::string crs = "/apis/race.example.com/v1/namespaces/default/" + plural;
+    auto created = client.Post(crs, R"({"apiVersion":"race.example.com/v1","kind":"Racer)" + std::to_string(round) +
+                                        R"(","metadata":{"name":"x"}})");
+    ASSERT_EQ(created.status, 201) << "round " << round << ": " << created.body;
+    auto discovery = client.Get("/apis/race.example.com/v1");
+    ASSERT_EQ(discovery.status, 200) << "round " << round;
+    EXPECT_NE(discovery.body.find("\"" + plural + "\""), std::string::npos) << "round " << round;
+    const auto stored = client.Get(std::string(kCrds) + "/" + plural + ".race.example.com").Json();
+    EXPECT_EQ(ConditionOf(stored, "Established").status, "True") << "round " << round;
+  }
+}
+
+// Concurrent updates switching the served versions: afterwards the registry serves exactly what
+// the stored CRD says.
+void ConcurrentCrdVersionFlips(HttpClient& client, uint16_t port, int rounds) {
+  ASSERT_EQ(client.Post(kCrds, RaceCrd("flippers", {"v1"})).status, 201);
+  const std::string name = std::string(kCrds) + "/flippers.race.example.com";
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<std::thread> threads;
+    for (int c = 0; c < 4; ++c) {
+      threads.emplace_back([&, c] {
+        HttpClient mine(port);
+        const std::vector<std::string> versions =
+            c % 2 == 0 ? std::vector<std::string>{"v1"} : std::vector<std::string>{"v1", "v2"};
+        auto res = mine.Patch(name + "?fieldManager=op&force=true", RaceCrd("flippers", versions),
+                              "application/apply-patch+yaml");
+        EXPECT_EQ(res.status, 200) << res.body;  // the store retries a stale apply
+      });
+    }
+    for (auto& th : threads) th.join();
+    const auto stored = client.Get(name).Json();
+    const bool has_v2 = ApiServerTest::Str(stored, {"spec", "versions"}).find("\"v2\"") != std::string::npos;
+    EXPECT_EQ(client.Get("/apis/race.example.com/v2/namespaces/default/flippers").status, has_v2 ? 200 : 404)
+        << "round " << round;
+    EXPECT_EQ(client.Get("/apis/race.example.com/v1/namespaces/default/flippers").status, 200) << "round " << round;
+  }
+}
+
+TEST_F(CrdTest, ConcurrentInstallsOfTheSameCrdLeaveItServed) { ConcurrentCrdInstalls(client(), port(), 25); }
+
+TEST_F(CrdTest, ConcurrentVersionChangesLeaveTheRegistryMatchingStorage) {
+  ConcurrentCrdVersionFlips(client(), port(), 25);
+}
+
+TEST_F(CrdSqliteTest, ConcurrentInstallsOfTheSameCrdLeaveItServed) {
+  ConcurrentCrdInstalls(client(), port(), 15);
+}
+
+TEST_F(CrdSqliteTest, ConcurrentVersionChangesLeaveTheRegistryMatchingStorage) {
+  ConcurrentCrdVersionFlips(client(), port(), 15);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/crd.hpp"
 #include "apiserver/rest/json_util.hpp"
+#include "apiserver/rest/protobuf.hpp"
 #include "apiserver/rest/url.hpp"
 
 namespace kube::apiserver::rest {
@@ -207,8 +208,17 @@ Result<json::object> DecodeBody(const Request& r, std::string_view body,
   while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
   while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.erase(0, 1);
   for (auto& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // The built-in kinds the protobuf decoder knows also accept protobuf; custom resources do not.
+  const bool protobuf = ProtobufServed(expected_api_version, expected_kind);
+  if (media == kProtobufMediaType && protobuf) {
+    // kubectl's generator commands and protobuf-configured client-go send built-ins this way.
+    auto decoded = DecodeProtobufObject(body);
+    if (!decoded.ok()) return std::move(decoded).error();
+    return DecodeObject(r, std::move(*decoded), expected_api_version, expected_kind);
+  }
   if (!media.empty() && media != "application/json" && media != "*/*") {
-    return NewUnsupportedMediaType({"application/json"});
+    if (!protobuf) return NewUnsupportedMediaType({"application/json"});
+    return NewUnsupportedMediaType({"application/json", std::string(kProtobufMediaType)});
   }
   auto parsed = ParseJson(body);
   if (!parsed.ok()) {

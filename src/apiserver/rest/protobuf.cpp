@@ -333,6 +333,7 @@ const std::unordered_map<std::string, std::string_view>& Kinds() {
 // Wire format.
 
 constexpr int kVarint = 0;
+constexpr std::uint64_t kMaxFieldNumber = (1u << 29) - 1;  // protobuf's limit
 constexpr int kLen = 2;
 
 Error Malformed(std::string_view what) {
@@ -495,6 +496,7 @@ class Decoder {
     while (!r.Done()) {
       auto tag = r.Varint();
       if (!tag.ok()) return std::move(tag).error();
+      if ((*tag >> 3) == 0 || (*tag >> 3) > kMaxFieldNumber) return Malformed("invalid field number in " + std::string(name));
       const auto num = static_cast<std::uint32_t>(*tag >> 3);
       const int wire = static_cast<int>(*tag & 7);
       const F* field = nullptr;

@@ -214,6 +214,20 @@ TEST(ProtobufDecode, MalformedBodiesAre400) {
   ASSERT_FALSE(key.ok());
   EXPECT_EQ(key.error().code, 400);
   EXPECT_TRUE(DecodeProtobufObject(Envelope("v1", "ConfigMap", Msg().Sub(1, Meta("cm")).Entry(2, "k", "h\xc3\xa9 \xf0\x9f\x98\x80"))).ok());
+  // A field number above protobuf's limit must not wrap onto a real field (2^32 + 2 -> data).
+  std::string wrapped = Msg().Sub(1, Meta("cm")).str();
+  for (std::uint64_t tag = (((1ull << 32) + 2) << 3) | 2; ; tag >>= 7) {
+    if (tag < 0x80) {
+      wrapped.push_back(static_cast<char>(tag));
+      break;
+    }
+    wrapped.push_back(static_cast<char>((tag & 0x7f) | 0x80));
+  }
+  wrapped += std::string("\x06\x0a\x01k\x12\x01v");
+  auto wrapped_result = DecodeProtobufObject(
+      std::string("k8s\0", 4) + Msg().Sub(1, Msg().Bytes(1, "v1").Bytes(2, "ConfigMap")).Bytes(2, wrapped).str());
+  ASSERT_FALSE(wrapped_result.ok());
+  EXPECT_EQ(wrapped_result.error().message, "the protobuf body could not be decoded: invalid field number in ConfigMap");
   // An overlong varint.
   auto overlong = DecodeProtobufObject(std::string("k8s\0", 4) + std::string(11, '\xff'));
   ASSERT_FALSE(overlong.ok());

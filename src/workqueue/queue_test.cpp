@@ -1,5 +1,6 @@
 #include <kube/workqueue/queue.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -228,6 +229,135 @@ TEST(Queue, DestroyingWithItemsQueuedAndInFlightIsClean) {
   q->Add("b");
   ASSERT_EQ(q->Get(), "a");
   q.reset();
+}
+
+// The producer inbox (adds recorded under their own lock, applied in batches under the
+// queue's lock) must keep every rule of the queue.
+
+TEST(Queue, InboxAppliedInBatchesKeepsFirstAddOrderAndDedup) {
+  // More adds than kInboxLimit, so both the producer's own flush and the Get-side drain run;
+  // every key is added twice, the second adds interleaved with later first adds.
+  Queue<std::string> q;
+  constexpr int kKeys = 3 * static_cast<int>(Queue<std::string>::kInboxLimit) + 17;
+  for (int i = 0; i < kKeys; ++i) {
+    q.Add("key-" + std::to_string(i));
+    if (i >= 5) q.Add("key-" + std::to_string(i - 5));
+  }
+  EXPECT_EQ(q.Len(), static_cast<std::size_t>(kKeys));
+  for (int i = 0; i < kKeys; ++i) {
+    auto item = q.Get();
+    ASSERT_EQ(item, "key-" + std::to_string(i));
+    q.Done(std::move(*item));
+  }
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(Queue, LenCountsAddsStillInTheInboxOncePerItem) {
+  Queue<std::string> q;
+  q.Add("a");
+  q.Add("b");
+  q.Add("a");
+  EXPECT_EQ(q.Len(), 2u);
+  q.Add("c");
+  q.Add("b");
+  EXPECT_EQ(q.Len(), 3u);
+}
+
+TEST(Queue, AddInTheInboxOfAnItemBeingProcessedIsAppliedBeforeItsDone) {
+  Queue<std::string> q;
+  q.Add("a");
+  ASSERT_EQ(q.Get(), "a");
+  q.Add("a");  // in the inbox: no Get or Len has run since
+  q.Add("b");
+  q.Done("a");  // must see the re-add: "a" is queued again, behind "b"
+  EXPECT_EQ(q.Len(), 2u);
+  EXPECT_EQ(q.Get(), "b");
+  EXPECT_EQ(q.Get(), "a");
+}
+
+TEST(Queue, ShutDownQueuesTheAddsStillInTheInboxAndClosesIt) {
+  Queue<std::string> q;
+  q.Add("a");
+  q.Add("b");
+  q.Add("a");
+  q.ShutDown();  // "a" and "b" were accepted before the shutdown: still handed out
+  q.Add("c");    // after: ignored
+  EXPECT_EQ(q.Len(), 2u);
+  EXPECT_EQ(q.Get(), "a");
+  EXPECT_EQ(q.Get(), "b");
+  EXPECT_EQ(q.Get(), std::nullopt);
+}
+
+TEST(Queue, EveryAddReachesAParkedWorker) {
+  // Ping-pong: the producer adds one item and waits until a worker has processed it, so the
+  // workers are parked (or spinning) at every add. A lost wake-up hangs this test.
+  Queue<int> q;
+  std::atomic<int> processed{0};
+  std::vector<std::jthread> workers;
+  for (int w = 0; w < 3; ++w) {
+    workers.emplace_back([&] {
+      while (auto item = q.Get()) {
+        q.Done(*item);
+        processed.fetch_add(1);
+        processed.notify_all();
+      }
+    });
+  }
+  constexpr int kRounds = 1000;
+  for (int i = 0; i < kRounds; ++i) {
+    q.Add(i);
+    for (int seen = processed.load(); seen < i + 1; seen = processed.load()) {
+      processed.wait(seen);
+    }
+  }
+  q.ShutDown();
+  workers.clear();
+  EXPECT_EQ(processed.load(), kRounds);
+}
+
+TEST(Queue, ConcurrentProducersLoseNoAddAndWorkersNeverShareAnItem) {
+  // Each add bumps the key's version first; a worker records the version it sees after Get.
+  // Every key must finally be processed after its last add (seen == added).
+  Queue<int> q;
+  constexpr int kProducers = 3;
+  constexpr int kKeys = 200;
+  constexpr int kAddsPerProducer = 20000;
+  std::vector<std::atomic<int>> holders(kKeys);
+  std::vector<std::atomic<long>> added(kKeys);
+  std::vector<std::atomic<long>> seen(kKeys);
+  std::atomic<bool> shared{false};
+  std::vector<std::jthread> workers;
+  for (int w = 0; w < 3; ++w) {
+    workers.emplace_back([&] {
+      while (auto item = q.Get()) {
+        if (holders[*item].fetch_add(1) != 0) shared = true;
+        const long version = added[*item].load();
+        if (version > seen[*item].load()) seen[*item].store(version);  // one holder at a time
+        holders[*item].fetch_sub(1);
+        q.Done(*item);
+      }
+    });
+  }
+  {
+    std::vector<std::jthread> producers;
+    for (int p = 0; p < kProducers; ++p) {
+      producers.emplace_back([&, p] {
+        for (int n = 0; n < kAddsPerProducer; ++n) {
+          const int key = (n * 7 + p * 13) % kKeys;
+          added[key].fetch_add(1);
+          q.Add(key);
+        }
+      });
+    }
+  }
+  q.ShutDownWithDrain();  // hands out what is still queued and waits for it
+  workers.clear();
+  EXPECT_FALSE(shared.load()) << "two workers held one item at once";
+  for (int k = 0; k < kKeys; ++k) {
+    EXPECT_GT(added[k].load(), 0);
+    EXPECT_EQ(seen[k].load(), added[k].load()) << "key " << k << " not processed after its last add";
+  }
+  EXPECT_EQ(q.Len(), 0u);
 }
 
 TEST(Queue, MetricsCountAddsDepthAndDurationsOnTheInjectedClock) {

@@ -67,6 +67,29 @@ TEST(ItemExponentialFailureRateLimiter, CapsAtMaxDelayForever) {
   EXPECT_EQ(limiter.NumRequeues("a"), 200);
 }
 
+TEST(ItemExponentialFailureRateLimiter, KeepsEachOfManyItemsCountSeparately) {
+  // Many items spread over the failure counter's shards; Forget of some must leave the others,
+  // and Forget / NumRequeues of unknown items (including when nothing has failed) is 0.
+  ItemExponentialFailureRateLimiter<std::string> limiter({.base_delay = nanoseconds(1),
+                                                          .max_delay = seconds(1)});
+  EXPECT_EQ(limiter.NumRequeues("never"), 0);
+  limiter.Forget("never");
+  constexpr int kItems = 1000;
+  auto key = [](int i) { return "namespace-" + std::to_string(i % 7) + "/item-" + std::to_string(i); };
+  for (int i = 0; i < kItems; ++i) {
+    for (int f = 0; f < i % 5; ++f) limiter.When(key(i));
+  }
+  for (int i = 0; i < kItems; ++i) ASSERT_EQ(limiter.NumRequeues(key(i)), i % 5) << key(i);
+  for (int i = 0; i < kItems; i += 2) limiter.Forget(key(i));
+  for (int i = 0; i < kItems; ++i) {
+    ASSERT_EQ(limiter.NumRequeues(key(i)), i % 2 == 0 ? 0 : i % 5) << key(i);
+  }
+  EXPECT_EQ(limiter.When(key(1)), nanoseconds(2)) << "item 1 failed once before: 1 ns * 2^1";
+  for (int i = 1; i < kItems; i += 2) limiter.Forget(key(i));
+  for (int i = 0; i < kItems; ++i) ASSERT_EQ(limiter.NumRequeues(key(i)), 0) << key(i);
+  EXPECT_EQ(limiter.When(key(3)), nanoseconds(1)) << "forgotten: starts again from the base";
+}
+
 TEST(ItemFastSlowRateLimiter, FastForTheFirstAttemptsThenSlow) {
   ItemFastSlowRateLimiter<std::string> limiter(
       {.fast_delay = milliseconds(5), .slow_delay = seconds(10), .max_fast_attempts = 3});

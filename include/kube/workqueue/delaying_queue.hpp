@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <thread>
 #include <utility>
@@ -58,9 +59,11 @@ class DelayingQueue final {
 
   /// Adds `item` once `delay` has passed (any `std::chrono::duration`; saturates instead of
   /// overflowing). Counts one `workqueue_retries_total`. Ignored after shutdown.
-  /// **Blocks?** Only on a short lock.
+  /// **Blocks?** Only on a short lock. The item is copied into a recycled inbox entry and
+  /// hashed here, outside every lock, so that the delivery thread does as little per item as
+  /// possible.
   template <class Rep, class Period>
-  void AddAfter(T item, std::chrono::duration<Rep, Period> delay) KUBE_EXCLUDES(mu_) {
+  void AddAfter(const T& item, std::chrono::duration<Rep, Period> delay) KUBE_EXCLUDES(mu_) {
     if (stopped_.load(std::memory_order_relaxed)) return;
     queue_.metrics_.Retried();
     if (!(delay > delay.zero())) {
@@ -76,11 +79,20 @@ class DelayingQueue final {
       queue_.Add(item);
       return;
     }
+    const std::size_t hash = hash_(item);
     bool wake = false;
     {
       internal::SpinMutexLock lock(mu_);
       if (stopping_) return;
-      inbox_.push_back(Pending{std::move(item), ready});
+      if (inbox_size_ == inbox_.size()) {
+        inbox_.push_back(Pending{item, hash, ready});
+      } else {
+        Pending& p = inbox_[inbox_size_];
+        p.item = item;  // reuses the entry's storage (a string's capacity)
+        p.hash = hash;
+        p.ready = ready;
+      }
+      ++inbox_size_;
       if (ready < wake_at_) {
         wake_at_ = ready;  // later producers need not wake the thread again for a later item
         wake = true;
@@ -119,6 +131,7 @@ class DelayingQueue final {
  private:
   struct Pending {
     T item;
+    std::size_t hash;  // hash_(item), computed by the producer
     Clock::TimePoint ready;
   };
   struct Waiting {
@@ -154,14 +167,19 @@ class DelayingQueue final {
 
   // The delivery thread.
   void Run() KUBE_EXCLUDES(mu_) {
+    // Entries [0, n) of `batch` are the AddAfter calls to merge; the vectors are swapped, not
+    // freed, so their entries (and a string's capacity) are reused by later calls.
     std::vector<Pending> batch;
     for (;;) {
+      std::size_t n = 0;
       {
         MutexLock lock(mu_);
         for (;;) {
           if (stopping_) return;
-          if (!inbox_.empty()) {
+          if (inbox_size_ > 0) {
             batch.swap(inbox_);
+            n = inbox_size_;
+            inbox_size_ = 0;
             break;
           }
           const Clock::TimePoint now = clock_.Now();
@@ -174,8 +192,7 @@ class DelayingQueue final {
           wake_at_ = Clock::TimePoint::min();
         }
       }
-      Merge(batch);
-      batch.clear();
+      Merge(batch, n);
       DeliverDue(clock_.Now());
     }
   }
@@ -193,15 +210,15 @@ class DelayingQueue final {
     heap_.pop_back();
   }
 
-  void Merge(std::vector<Pending>& batch) {
+  void Merge(std::vector<Pending>& batch, std::size_t count) {
     Clock::TimePoint now = clock_.Now();
-    for (std::size_t n = 0; n < batch.size(); ++n) {
+    for (std::size_t n = 0; n < count; ++n) {
       if (n > 0 && n % kMergeSlice == 0) {
         now = clock_.Now();
         DeliverDue(now);  // keep due items flowing while a large inbox is merged
       }
       Pending& p = batch[n];
-      const std::size_t hash = hash_(p.item);
+      const std::size_t hash = p.hash;
       std::uint32_t i = waiting_.Find(p.item, hash);
       if (i != WaitTable::kNone) {
         auto& w = waiting_[i].data;
@@ -209,25 +226,38 @@ class DelayingQueue final {
         w.ready = p.ready;
         w.seq = next_seq_++;  // the old heap entry becomes stale
       } else {
-        i = waiting_.Insert(std::move(p.item), hash);
+        i = waiting_.Insert(std::move(p.item), hash);  // exchanges storage with a free slot
         waiting_[i].data = Waiting{p.ready, next_seq_++};
       }
       heap_.push_back(HeapEntry{p.ready, waiting_[i].data.seq, i});
       std::push_heap(heap_.begin(), heap_.end(), Later{});
     }
+    if constexpr (!requires(T& t) { t.clear(); }) {
+      for (std::size_t n = 0; n < count; ++n) batch[n].item = T{};  // hold no resources
+    }
   }
 
   void DeliverDue(Clock::TimePoint now) {
+    // Entries [0, n) of due_ are this batch; the vector keeps its entries, whose storage is
+    // exchanged with the slots' (move-assignment), so a warmed queue does not allocate here.
+    std::size_t n = 0;
     while (NextReady() <= now) {
       const std::uint32_t i = heap_.front().slot;
       PopHeap();
-      due_.push_back(std::move(waiting_[i].item));
+      if (n == due_.size()) {
+        due_.push_back(std::move(waiting_[i].item));
+      } else {
+        due_[n] = std::move(waiting_[i].item);
+      }
+      ++n;
       waiting_[i].data.seq = 0;  // no heap entry may match a freed slot
       waiting_.Erase(i);
     }
-    if (due_.empty()) return;
-    queue_.AddMany(due_);
-    due_.clear();
+    if (n == 0) return;
+    queue_.AddMany(std::span<const T>(due_.data(), n));
+    if constexpr (!requires(T& t) { t.clear(); }) {
+      for (std::size_t k = 0; k < n; ++k) due_[k] = T{};  // hold no resources
+    }
   }
 
   Clock& clock_;
@@ -236,17 +266,19 @@ class DelayingQueue final {
 
   Mutex mu_;
   CondVar cv_;  // wakes the delivery thread: an earlier item arrived, or stop
-  std::vector<Pending> inbox_ KUBE_GUARDED_BY(mu_);  // AddAfter calls not yet merged
+  // AddAfter calls not yet merged: entries [0, inbox_size_); later entries are spare.
+  std::vector<Pending> inbox_ KUBE_GUARDED_BY(mu_);
+  std::size_t inbox_size_ KUBE_GUARDED_BY(mu_) = 0;
   // When the delivery thread will wake by itself; TimePoint::min() while it is busy (it looks at
   // the inbox before it waits again). A producer signals only for an item due earlier.
   Clock::TimePoint wake_at_ KUBE_GUARDED_BY(mu_) = Clock::TimePoint::min();
   bool stopping_ KUBE_GUARDED_BY(mu_) = false;
   std::atomic<bool> stopped_{false};  // stopping_, readable without the lock (a fast-path hint)
 
-  [[no_unique_address]] const Hash hash_{};  // delivery thread only
+  [[no_unique_address]] const Hash hash_{};  // called by producers, outside the lock
   WaitTable waiting_;                 // delivery thread only: the items waiting, by item
   std::vector<HeapEntry> heap_;       // delivery thread only: min-heap by (ready, seq)
-  std::vector<T> due_;                // delivery thread only: scratch batch for AddMany
+  std::vector<T> due_;                // delivery thread only: recycled batch for AddMany
   std::uint64_t next_seq_ = 1;        // delivery thread only
   std::jthread thread_;               // last: started once everything above is constructed
 };

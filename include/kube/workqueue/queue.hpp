@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <utility>
 #include <string>
 #include <thread>
 #include <vector>
@@ -109,149 +110,174 @@ class Queue final {
 
   /// Marks `item` as needing processing. Ignored after shutdown; a no-op if the item is already
   /// queued; if it is being processed it is queued again at `Done`. Wakes one waiting `Get`.
-  void Add(const T& item) KUBE_EXCLUDES(mu_) {
+  ///
+  /// The add is recorded in a small *inbox* under its own short lock; whoever next holds the
+  /// queue's lock (a `Get`, `Done` or `Len`, or this producer once `kInboxLimit` adds are
+  /// pending or a `Get` must be woken) applies the inbox in call order with the rules above.
+  /// Producers therefore rarely touch the lock the workers use. Every member called after an
+  /// `Add` returned (in happens-before order) sees that add applied. A queue with metrics
+  /// applies each add at once instead, so that `workqueue_depth` and `workqueue_adds_total`
+  /// never lag.
+  void Add(const T& item) KUBE_EXCLUDES(mu_, inbox_mu_) {
     const std::size_t hash = hash_(item);
-    const Clock::TimePoint now = metrics_.enabled() ? clock_.Now() : Clock::TimePoint();
-    bool added = false;
-    bool wake = false;
-    {
-      internal::SpinMutexLock lock(mu_);
-      if (shutting_down_) return;
-      added = AddLocked(item, hash, now, wake);
+    if (metrics_.enabled()) {
+      AddDirect(std::span<const T>(&item, 1), &hash, clock_.Now());
+      return;
     }
-    if (wake) not_empty_.Signal();
-    if (added) metrics_.Added();
+    std::size_t pending = 0;
+    {
+      internal::SpinMutexLock lock(inbox_mu_);
+      if (inbox_closed_) return;
+      pending = PushLocked(item, hash, Clock::TimePoint());
+    }
+    AfterPush(pending);
   }
 
-  /// `Add` for each item, taking the lock once per 64 items (used by the delaying queue to
-  /// deliver a batch of due items; also useful to producers that have many keys at once).
-  void AddMany(std::span<const T> items) KUBE_EXCLUDES(mu_) {
+  /// `Add` for each item, taking the inbox lock once per 64 items (used by the delaying queue
+  /// to deliver a batch of due items; also useful to producers that have many keys at once).
+  void AddMany(std::span<const T> items) KUBE_EXCLUDES(mu_, inbox_mu_) {
     constexpr std::size_t kChunk = 64;
     std::array<std::size_t, kChunk> hashes;  // computed outside the lock
     for (std::size_t first = 0; first < items.size(); first += kChunk) {
       const std::span<const T> chunk = items.subspan(first, std::min(kChunk, items.size() - first));
       for (std::size_t i = 0; i < chunk.size(); ++i) hashes[i] = hash_(chunk[i]);
-      const Clock::TimePoint now = metrics_.enabled() ? clock_.Now() : Clock::TimePoint();
-      int added = 0;
-      std::size_t queued = 0;
-      std::size_t waiting_gets = 0;
+      if (metrics_.enabled()) {
+        if (!AddDirect(chunk, hashes.data(), clock_.Now())) return;
+        continue;
+      }
+      std::size_t pending = 0;
       {
-        internal::SpinMutexLock lock(mu_);
-        if (shutting_down_) return;
-        const std::size_t before = fifo_.size();
-        bool wake = false;
+        internal::SpinMutexLock lock(inbox_mu_);
+        if (inbox_closed_) return;
         for (std::size_t i = 0; i < chunk.size(); ++i) {
-          if (AddLocked(chunk[i], hashes[i], now, wake)) ++added;
+          pending = PushLocked(chunk[i], hashes[i], Clock::TimePoint());
         }
-        queued = fifo_.size() - before;
-        // A spinner takes the first item and chains the wake-up for the rest.
-        waiting_gets = spinning_gets_ == 0 ? waiting_gets_ : 0;
       }
-      if (queued >= waiting_gets) {
-        if (waiting_gets > 0) not_empty_.SignalAll();
-      } else {
-        for (std::size_t i = 0; i < queued; ++i) not_empty_.Signal();
-      }
-      if (added > 0) metrics_.Added(added);
+      AfterPush(pending);
     }
   }
 
   /// Number of items queued and not yet handed out (for information: do not gate `Add` or
-  /// `Get` on it, it may change at once).
-  std::size_t Len() const KUBE_EXCLUDES(mu_) {
-    MutexLock lock(mu_);
-    return fifo_.size();
+  /// `Get` on it, it may change at once). Adds still in the inbox are applied first, so they
+  /// are counted (once per distinct item, as always).
+  std::size_t Len() const KUBE_EXCLUDES(mu_, inbox_mu_) {
+    // Applying the inbox changes nothing a caller can observe (those adds already happened),
+    // so this const member does it on the (never const-constructed) queue.
+    Queue& self = const_cast<Queue&>(*this);
+    int added = 0;
+    std::size_t len = 0;
+    {
+      MutexLock lock(mu_);
+      self.mu_.AssertHeld();  // the same mutex, for the analysis
+      added = self.DrainLocked();
+      len = fifo_.size();
+    }
+    if (added > 0) self.metrics_.Added(added);  // (0 here: queues with metrics bypass the inbox)
+    return len;
   }
 
   /// Blocks until an item is available and hands it out, marking it as being processed: the
   /// caller must call `Done(item)` when finished. Returns `std::nullopt` once the queue is shut
   /// down and has no queued item left. **Blocks?** Yes, while the queue is empty and running.
-  std::optional<T> Get() KUBE_EXCLUDES(mu_) {
+  std::optional<T> Get() KUBE_EXCLUDES(mu_, inbox_mu_) {
     double queued_seconds = -1;
     std::optional<T> out;
+    int added = 0;
     bool spinning = false;  // this Get counted in spinning_gets_
     int spins = 0;
     for (bool done = false; !done;) {
+      bool wake = false;
       {
         internal::SpinMutexLock lock(mu_);
         if (spinning) {
           --spinning_gets_;
           spinning = false;
+          UpdateWakeLocked();
         }
-        if (fifo_.empty() && !shutting_down_) {
+        added += DrainLocked();
+        while (fifo_.empty() && !shutting_down_) {
           if (spins < kGetSpins && spinning_gets_ == 0) {
-            // Become the one spinner: Adds skip the futex wake while a spinner will see
+            // Become the one spinner: producers skip the wake-up while a spinner will see
             // their item. One spinner at most, so that on a machine with fewer cores than
             // threads the spinners do not take the core a producer needs.
             ++spinning_gets_;
             spinning = true;
-          } else {
-            while (fifo_.empty() && !shutting_down_) {
-              ++waiting_gets_;
-              not_empty_.Wait(mu_);
-              --waiting_gets_;
-            }
+            UpdateWakeLocked();
+            break;
           }
+          ++waiting_gets_;
+          // A seq_cst store of wake_ then a seq_cst load of inbox_hint_; producers do the
+          // reverse (AfterPush): either this Get sees their add, or they see it must be woken.
+          UpdateWakeLocked();
+          const bool park = inbox_hint_.load() == 0;
+          if (park) not_empty_.Wait(mu_);
+          --waiting_gets_;
+          if (park && wakes_pending_ > 0) --wakes_pending_;
+          UpdateWakeLocked();
+          added += DrainLocked();
         }
         if (!spinning) {
+          done = true;
           if (!fifo_.empty()) {
             TakeLocked(out, queued_seconds);
-            done = true;
-            // Chain the wake-up: items remain and the Adds that queued them may have left the
-            // wake to a spinner (this Get).
-            if (!fifo_.empty() && waiting_gets_ > 0 && spinning_gets_ == 0) {
-              not_empty_.Signal();
-            }
-          } else if (shutting_down_) {
-            return std::nullopt;
-          }
+            // Chain the wake-up: items remain and the adds that queued them may have left the
+            // wake to a spinner or to this Get.
+            wake = ClaimWakeLocked(!fifo_.empty() || inbox_hint_.load() > 0);
+          }  // else: shut down and nothing left
         }
       }
+      if (wake) not_empty_.Signal();
       // Empty: spin a few microseconds outside the lock before sleeping, so that a worker that
       // is faster than its producers does not pay a futex wait and wake for every item.
       while (spinning && spins < kGetSpins &&
-             queued_hint_.load(std::memory_order_relaxed) == 0) {
+             queued_hint_.load(std::memory_order_relaxed) == 0 &&
+             inbox_hint_.load(std::memory_order_relaxed) == 0) {
         internal::CpuRelax();
         ++spins;
       }
     }
+    if (added > 0) metrics_.Added(added);
     if (queued_seconds >= 0) metrics_.Got(queued_seconds);
     return out;
   }
 
   /// Marks `item` as finished. If it was added again while being processed, it is queued again
   /// now. Calling `Done` for an item that is not being processed does nothing.
-  void Done(const T& item) KUBE_EXCLUDES(mu_) { DoneImpl(item, nullptr); }
+  void Done(const T& item) KUBE_EXCLUDES(mu_, inbox_mu_) { DoneImpl(item, nullptr); }
 
   /// `Done`, and hands the item's storage back to the queue, which reuses it for a later `Get`:
   /// with `queue.Done(std::move(*key))` a warmed queue of `std::string` keys allocates nothing,
   /// whatever the key length. `item` is left valid but unspecified.
-  void Done(T&& item) KUBE_EXCLUDES(mu_) { DoneImpl(item, &item); }
-
+  void Done(T&& item) KUBE_EXCLUDES(mu_, inbox_mu_) { DoneImpl(item, &item); }
 
   /// Stops accepting items: later `Add`s are ignored, and `Get` returns `std::nullopt` once the
-  /// queued items are handed out. Wakes every waiting `Get`. Does not wait for workers; also
-  /// ends a `ShutDownWithDrain` that is waiting. Idempotent.
-  void ShutDown() KUBE_EXCLUDES(mu_) {
+  /// queued items (including adds made before this call and still in the inbox) are handed
+  /// out. Wakes every waiting `Get`. Does not wait for workers; also ends a
+  /// `ShutDownWithDrain` that is waiting. Idempotent.
+  void ShutDown() KUBE_EXCLUDES(mu_, inbox_mu_) {
+    int added = 0;
     {
       MutexLock lock(mu_);
-      shutting_down_ = true;
+      added = CloseLocked();
       draining_ = false;
     }
     not_empty_.SignalAll();
     drained_.SignalAll();
+    if (added > 0) metrics_.Added(added);
   }
 
   /// Like `ShutDown`, then blocks until every item being processed is `Done` (workers keep
   /// getting the items still queued meanwhile). Returns early if `ShutDown` is called.
   /// **Blocks?** Yes: a worker that never calls `Done` blocks it forever.
-  void ShutDownWithDrain() KUBE_EXCLUDES(mu_) {
+  void ShutDownWithDrain() KUBE_EXCLUDES(mu_, inbox_mu_) {
+    int added = 0;
     {
       MutexLock lock(mu_);
-      shutting_down_ = true;
+      added = CloseLocked();
       draining_ = true;
     }
     not_empty_.SignalAll();
+    if (added > 0) metrics_.Added(added);
     MutexLock lock(mu_);
     while (draining_ && processing_ > 0) drained_.Wait(mu_);
   }
@@ -280,6 +306,10 @@ class Queue final {
     metrics_.SetUnfinished(total, longest);
   }
 
+  /// Adds pending in the inbox at which the producer applies them itself (bounds the inbox, so
+  /// that adds of one item while no worker runs cost no memory beyond this).
+  static constexpr std::size_t kInboxLimit = 256;
+
  private:
   template <class U, class H, class E>
     requires QueueItem<U, H, E>
@@ -301,38 +331,156 @@ class Queue final {
     Clock::TimePoint start_time{};     // when Get handed it out
     std::uint32_t processing_pos = 0;  // index in processing_list_ while processing
   };
+  // One add waiting in the inbox. Entries are reused: `item` keeps its storage (a string's
+  // capacity), so a warmed inbox does not allocate.
+  struct Incoming {
+    T item{};
+    std::size_t hash = 0;
+    Clock::TimePoint time{};  // unused: queues with metrics bypass the inbox
+  };
   using Table = internal::SlotTable<T, ItemState, KeyEqual>;
 
-  void DoneImpl(const T& item, T* recycle) KUBE_EXCLUDES(mu_) {
+  // Appends one add to the inbox; returns the number of adds pending.
+  std::size_t PushLocked(const T& item, std::size_t hash, Clock::TimePoint now)
+      KUBE_REQUIRES(inbox_mu_) {
+    if (inbox_size_ > 0) {
+      // The inbox is applied in one go under mu_, so an add equal to the one just before it is
+      // always a no-op (the item is dirty by then): drop it here.
+      const Incoming& last = inbox_[inbox_size_ - 1];
+      if (last.hash == hash && eq_(last.item, item)) return inbox_size_;
+    }
+    if (inbox_size_ == inbox_.size()) {
+      inbox_.push_back(Incoming{item, hash, now});
+    } else {
+      Incoming& e = inbox_[inbox_size_];
+      e.item = item;
+      e.hash = hash;
+      e.time = now;
+    }
+    ++inbox_size_;
+    inbox_hint_.store(inbox_size_);  // seq_cst: see Get
+    return inbox_size_;
+  }
+
+  // Applies adds under mu_ at once (queues with metrics). Returns false after shutdown.
+  bool AddDirect(std::span<const T> items, const std::size_t* hashes, Clock::TimePoint now)
+      KUBE_EXCLUDES(mu_, inbox_mu_) {
+    int added = 0;
+    bool wake = false;
+    {
+      internal::SpinMutexLock lock(mu_);
+      if (shutting_down_) return false;
+      added = DrainLocked();
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        if (AddLocked(items[i], hashes[i], now)) ++added;
+      }
+      wake = ClaimWakeLocked(!fifo_.empty());
+    }
+    if (wake) not_empty_.Signal();
+    if (added > 0) metrics_.Added(added);
+    return true;
+  }
+
+  // After adds were pushed: apply them now if the inbox is full or a Get must be woken.
+  void AfterPush(std::size_t pending) KUBE_EXCLUDES(mu_, inbox_mu_) {
+    if (pending < kInboxLimit && !wake_.load()) return;  // seq_cst: see Get
+    int added = 0;
+    bool wake = false;
+    {
+      internal::SpinMutexLock lock(mu_);
+      added = DrainLocked();
+      wake = ClaimWakeLocked(!fifo_.empty());
+    }
+    if (wake) not_empty_.Signal();
+    if (added > 0) metrics_.Added(added);
+  }
+
+  // Applies the adds in the inbox, in call order; returns how many made an item dirty.
+  int DrainLocked() KUBE_REQUIRES(mu_) KUBE_EXCLUDES(inbox_mu_) {
+    // Relaxed is enough: an add that happened before this call is visible, and every earlier
+    // drain finished under mu_.
+    if (inbox_hint_.load(std::memory_order_relaxed) == 0) return 0;
+    std::size_t n = 0;
+    {
+      internal::SpinMutexLock lock(inbox_mu_);
+      n = inbox_size_;
+      inbox_.swap(drain_);
+      inbox_size_ = 0;
+      inbox_hint_.store(0, std::memory_order_relaxed);
+    }
+    int added = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      Incoming& e = drain_[k];
+      if (AddLocked(std::move(e.item), e.hash, e.time)) ++added;
+      if constexpr (!requires(T& t) { t.clear(); }) e.item = T{};  // hold no resources
+    }
+    return added;
+  }
+
+  // Closes the inbox, applies what it holds and marks the queue shut down.
+  int CloseLocked() KUBE_REQUIRES(mu_) KUBE_EXCLUDES(inbox_mu_) {
+    {
+      internal::SpinMutexLock lock(inbox_mu_);
+      inbox_closed_ = true;
+    }
+    const int added = DrainLocked();
+    shutting_down_ = true;
+    return added;
+  }
+
+  // Publishes whether a producer must wake a Get: one is parked without a wake-up on its way,
+  // and no spinner will see the add.
+  void UpdateWakeLocked() KUBE_REQUIRES(mu_) {
+    wake_.store(waiting_gets_ > wakes_pending_ && spinning_gets_ == 0);  // seq_cst: see Get
+  }
+
+  // When `have_items` and a parked Get needs a wake-up, books one (the caller signals
+  // not_empty_ after unlocking) and returns true.
+  bool ClaimWakeLocked(bool have_items) KUBE_REQUIRES(mu_) {
+    if (!have_items || spinning_gets_ > 0 || waiting_gets_ <= wakes_pending_) return false;
+    ++wakes_pending_;
+    UpdateWakeLocked();
+    return true;
+  }
+
+  void DoneImpl(const T& item, T* recycle) KUBE_EXCLUDES(mu_, inbox_mu_) {
     const std::size_t hash = hash_(item);
     const Clock::TimePoint now = metrics_.enabled() ? clock_.Now() : Clock::TimePoint();
     double work_seconds = -1;
+    int added = 0;
     bool wake = false;
     bool drained = false;
     {
       internal::SpinMutexLock lock(mu_);
+      // Adds that happened before this Done are applied first: an Add of this very item must
+      // find it processing (and mark it dirty).
+      added = DrainLocked();
       const std::uint32_t i = table_.Find(item, hash);
-      if (i == Table::kNone || (table_[i].data.flags & kProcessing) == 0) return;
-      auto& slot = table_[i];
-      slot.data.flags &= static_cast<std::uint8_t>(~kProcessing);
-      --processing_;
-      if (metrics_.enabled()) {
-        const Times& t = TimesOf(i);
-        work_seconds = internal::Seconds(now - t.start_time);
-        RemoveFromProcessingList(t.processing_pos);
+      if (i != Table::kNone && (table_[i].data.flags & kProcessing) != 0) {
+        auto& slot = table_[i];
+        slot.data.flags &= static_cast<std::uint8_t>(~kProcessing);
+        --processing_;
+        if (metrics_.enabled()) {
+          const Times& t = TimesOf(i);
+          work_seconds = internal::Seconds(now - t.start_time);
+          RemoveFromProcessingList(t.processing_pos);
+        }
+        if ((slot.data.flags & kDirty) != 0) {
+          fifo_.push_back(i);
+          queued_hint_.store(fifo_.size(), std::memory_order_relaxed);
+        } else {
+          table_.Erase(i);
+        }
+        drained = processing_ == 0 && draining_;
+        if (recycle != nullptr && spares_.size() < kMaxSpares) {
+          spares_.push_back(std::move(*recycle));
+        }
       }
-      if ((slot.data.flags & kDirty) != 0) {
-        fifo_.push_back(i);
-        queued_hint_.store(fifo_.size(), std::memory_order_relaxed);
-        wake = waiting_gets_ > 0 && spinning_gets_ == 0;
-      } else {
-        table_.Erase(i);
-      }
-      drained = processing_ == 0 && draining_;
-      if (recycle != nullptr && spares_.size() < kMaxSpares) spares_.push_back(std::move(*recycle));
+      wake = ClaimWakeLocked(!fifo_.empty());
     }
     if (wake) not_empty_.Signal();
     if (drained) drained_.SignalAll();
+    if (added > 0) metrics_.Added(added);
     if (work_seconds >= 0) metrics_.Finished(work_seconds);
   }
 
@@ -359,13 +507,13 @@ class Queue final {
     }
   }
 
-  // Returns true when the item became dirty (a counted add); sets `wake` if it was queued and a
-  // Get is waiting.
-  bool AddLocked(const T& item, std::size_t hash, Clock::TimePoint now, bool& wake)
-      KUBE_REQUIRES(mu_) {
+  // Applies one add; returns true when the item became dirty (a counted add). `item` is moved
+  // into a new slot (a string's buffer is exchanged with the slot's recycled one).
+  template <class U>
+  bool AddLocked(U&& item, std::size_t hash, Clock::TimePoint now) KUBE_REQUIRES(mu_) {
     std::uint32_t i = table_.Find(item, hash);
     if (i == Table::kNone) {
-      i = table_.Insert(item, hash);
+      i = table_.Insert(std::forward<U>(item), hash);
       table_[i].data.flags = kDirty;
     } else {
       auto& data = table_[i].data;
@@ -379,7 +527,6 @@ class Queue final {
     if (metrics_.enabled()) TimesOf(i).add_time = now;
     fifo_.push_back(i);
     queued_hint_.store(fifo_.size(), std::memory_order_relaxed);
-    wake = wake || (waiting_gets_ > 0 && spinning_gets_ == 0);
     return true;
   }
 
@@ -397,8 +544,10 @@ class Queue final {
 
   Clock& clock_;
   [[no_unique_address]] const Hash hash_{};  // called outside the lock, concurrently
+  [[no_unique_address]] const KeyEqual eq_{};  // under inbox_mu_ (the last inbox entry)
   internal::QueueMetrics metrics_;
 
+  // Lock order: mu_, then inbox_mu_. Producers take inbox_mu_ alone.
   mutable Mutex mu_;
   CondVar not_empty_;  // signalled when an item is queued or on shutdown
   CondVar drained_;    // signalled when processing_ drops to 0 while draining_, or on ShutDown
@@ -409,15 +558,29 @@ class Queue final {
   std::size_t processing_ KUBE_GUARDED_BY(mu_) = 0;
   std::vector<Times> times_ KUBE_GUARDED_BY(mu_);                     // metrics only
   std::vector<std::uint32_t> processing_list_ KUBE_GUARDED_BY(mu_);  // metrics only
-  std::size_t waiting_gets_ KUBE_GUARDED_BY(mu_) = 0;  // Gets blocked on not_empty_
+  std::size_t waiting_gets_ KUBE_GUARDED_BY(mu_) = 0;  // Gets parked on not_empty_ (or about to)
+  // Signals sent to parked Gets that have not run yet: a producer need not wake another.
+  std::size_t wakes_pending_ KUBE_GUARDED_BY(mu_) = 0;
   // Gets spinning outside the lock on an empty queue (0 or 1): they re-check the queue under
   // the lock before parking, so an Add need not wake anyone while one spins.
   std::size_t spinning_gets_ KUBE_GUARDED_BY(mu_) = 0;
   std::vector<T> spares_ KUBE_GUARDED_BY(mu_);         // from Done(T&&), reused by Get
+  std::vector<Incoming> drain_ KUBE_GUARDED_BY(mu_);   // the inbox buffer being applied
   bool shutting_down_ KUBE_GUARDED_BY(mu_) = false;
   bool draining_ KUBE_GUARDED_BY(mu_) = false;
-  // fifo_.size(), published for Get's lock-free spin; only a hint (stored under mu_).
+
+  mutable Mutex inbox_mu_;
+  // Adds not yet applied: entries [0, inbox_size_) in call order; later entries are spare.
+  std::vector<Incoming> inbox_ KUBE_GUARDED_BY(inbox_mu_);
+  std::size_t inbox_size_ KUBE_GUARDED_BY(inbox_mu_) = 0;
+  bool inbox_closed_ KUBE_GUARDED_BY(inbox_mu_) = false;  // set by ShutDown
+
+  // fifo_.size() and inbox_size_, published for lock-free checks; only hints (stored under
+  // their locks).
   std::atomic<std::size_t> queued_hint_{0};
+  std::atomic<std::size_t> inbox_hint_{0};
+  // waiting_gets_ > wakes_pending_ && spinning_gets_ == 0: a producer must wake a Get.
+  std::atomic<bool> wake_{false};
   std::jthread metrics_thread_;  // last: joined before the members it uses are destroyed
 };
 

@@ -5,6 +5,8 @@
 /// an item waits before its next retry.
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstddef>
@@ -43,34 +45,61 @@ Clock::Duration ExponentialDelay(Clock::Duration base, Clock::Duration max, int 
 
 namespace internal {
 
-/// A per-item failure counter (the shared state of the per-item limiters).
-/// **Thread-safety:** safe; one short lock per call.
+/// A per-item failure counter (the shared state of the per-item limiters), sharded by the
+/// item's hash: 16 maps, each under its own lock on its own cache line, so that workers
+/// recording failures of different items rarely contend. `Forget` and `Get` of an item while
+/// no item has failures take no lock at all (the common case of a controller whose
+/// reconciles succeed).
+/// **Thread-safety:** safe; one short lock per call at most.
 template <class T, class Hash, class KeyEqual>
 class FailureCounter final {
  public:
   /// Returns the count before this failure and records one more (saturating).
-  int Next(const T& item) KUBE_EXCLUDES(mu_) {
-    SpinMutexLock lock(mu_);
-    int& f = failures_[item];
-    const int before = f;
-    if (f < INT_MAX) ++f;
+  int Next(const T& item) {
+    const std::size_t hash = hash_(item);
+    Shard& s = ShardOf(hash);
+    SpinMutexLock lock(s.mu);
+    auto [it, inserted] = s.failures.try_emplace(item, 0);
+    if (inserted) tracked_.fetch_add(1);
+    const int before = it->second;
+    if (it->second < INT_MAX) ++it->second;
     return before;
   }
   /// Drops the item's count.
-  void Forget(const T& item) KUBE_EXCLUDES(mu_) {
-    SpinMutexLock lock(mu_);
-    failures_.erase(item);
+  void Forget(const T& item) {
+    // An item whose failure was recorded before this call (happens-before) is counted in
+    // tracked_; concurrent calls may be ordered either way.
+    if (tracked_.load(std::memory_order_acquire) == 0) return;
+    const std::size_t hash = hash_(item);
+    Shard& s = ShardOf(hash);
+    SpinMutexLock lock(s.mu);
+    if (s.failures.erase(item) > 0) tracked_.fetch_sub(1);
   }
   /// The item's count (0 if unknown).
-  int Get(const T& item) const KUBE_EXCLUDES(mu_) {
-    SpinMutexLock lock(mu_);
-    auto it = failures_.find(item);
-    return it == failures_.end() ? 0 : it->second;
+  int Get(const T& item) const {
+    if (tracked_.load(std::memory_order_acquire) == 0) return 0;
+    const std::size_t hash = hash_(item);
+    Shard& s = ShardOf(hash);
+    SpinMutexLock lock(s.mu);
+    auto it = s.failures.find(item);
+    return it == s.failures.end() ? 0 : it->second;
   }
 
  private:
-  mutable Mutex mu_;
-  boost::unordered_flat_map<T, int, Hash, KeyEqual> failures_ KUBE_GUARDED_BY(mu_);
+  static constexpr std::size_t kShards = 16;
+  struct alignas(64) Shard {
+    Mutex mu;
+    boost::unordered_flat_map<T, int, Hash, KeyEqual> failures KUBE_GUARDED_BY(mu);
+  };
+
+  Shard& ShardOf(std::size_t hash) const {
+    // Top bits of a multiplicative mix: the maps use the low bits of their own mixing.
+    return shards_[(hash * 0x9E3779B97F4A7C15ull) >> 60];
+  }
+
+  [[no_unique_address]] const Hash hash_{};
+  mutable std::array<Shard, kShards> shards_;  // const members lock a shard
+  std::atomic<std::size_t> tracked_{0};  // items with a count, over all shards
 };
 
 }  // namespace internal

@@ -20,14 +20,21 @@ def fmt(values, digits=0, scale=1.0):
     return (spec + " [" + spec + "-" + spec + "]").format(med, min(vals), max(vals))
 
 
-def main():
+def parse_lines(lines):
+    """The JSON records among peer_loader's output lines (other lines are ignored)."""
+    out = []
+    for line in lines:
+        line = line.strip()
+        if line.startswith("{"):
+            out.append(json.loads(line))
+    return out
+
+
+def make_table(records):
+    """The markdown table (and FAILED lines) for peer_loader records, as one string."""
     rows = {}
     errors = []
-    for line in fileinput.input():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        r = json.loads(line)
+    for r in records:
         if "error" in r:
             errors.append(r)
             continue
@@ -61,7 +68,11 @@ def main():
     for e in errors:
         out.append("")
         out.append("FAILED: N=%s client=%s run=%s: %s" % (e.get("n"), e.get("client"), e.get("run"), e["error"]))
-    print("\n".join(out))
+    return "\n".join(out)
+
+
+def main():
+    print(make_table(parse_lines(fileinput.input())))
 
 
 if __name__ == "__main__":

@@ -69,6 +69,10 @@ std::unique_ptr<ApiServer> StartServer() {
   o.tls = false;
   o.authenticate = false;
   o.storage_options.compaction_interval = kube::Clock::Duration::zero();
+  // KUBE_BENCH_WATCH_COALESCE_US overrides StorageOptions::watch_coalesce (0 = off), for A/B runs.
+  if (const char* coalesce = std::getenv("KUBE_BENCH_WATCH_COALESCE_US")) {
+    o.storage_options.watch_coalesce = std::chrono::microseconds(std::atoll(coalesce));
+  }
   auto server = ApiServer::Start(o);
   if (!server.ok()) Die(server.error().message);
   return std::move(server).value();

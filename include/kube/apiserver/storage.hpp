@@ -116,6 +116,13 @@ struct StorageOptions {
   /// whose replay alone exceeds it returns the first `watcher_buffer` events and ends as
   /// overflowed: the client resumes from the last one, in installments.
   std::size_t watcher_buffer = 10000;
+  /// Event coalescing for busy watches: when a watcher's events arrive less than half of this
+  /// apart, its `Watcher::Next` gathers them for up to this long (real time, whatever `clock` is) and
+  /// returns them together, so a watch stream is woken and written once per period instead of
+  /// once per event (with many watchers and a high write rate, per-event wake-ups of every
+  /// watcher thread dominate the server's CPU). A watch whose events arrive further apart gets
+  /// each at once. 0 disables it.
+  std::chrono::nanoseconds watch_coalesce = std::chrono::milliseconds(10);
   /// nullptr = RealClock::Instance(). Times compaction age, the compaction interval and
   /// `Watcher::Next` deadlines. **Lifetime:** must outlive the storage and all its watchers.
   Clock* clock = nullptr;

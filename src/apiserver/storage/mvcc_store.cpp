@@ -186,7 +186,7 @@ Result<std::unique_ptr<Watcher>> MvccStore::Watch(std::string_view prefix, Revis
     if (after > current) return TooLargeError(after, current);
     if (after < index_.compacted()) return WatchExpiredError(after, index_.compacted());
     state = std::make_shared<WatchState>(std::string(prefix), after, options_.watcher_buffer,
-                                         delivered_);
+                                         delivered_, options_.watch_coalesce);
     // Replay: at most watcher_buffer events fit; beyond that the watch ends as overflowed and
     // the client resumes from the last revision it received.
     index_.ForEachEventAfter(after, [&](const StorageEvent& e) {

@@ -7,11 +7,12 @@
 namespace kube::apiserver::internal {
 
 WatchState::WatchState(std::string prefix, Revision start, std::size_t capacity,
-                       std::shared_ptr<const std::atomic<Revision>> delivered)
+                       std::shared_ptr<const std::atomic<Revision>> delivered, std::chrono::nanoseconds coalesce)
     : prefix_(std::move(prefix)),
       start_(start),
       capacity_(capacity),
       delivered_(std::move(delivered)),
+      coalesce_(coalesce),
       last_pushed_(start) {
   assert(capacity_ >= 1);
   assert(delivered_ != nullptr);
@@ -28,8 +29,9 @@ bool WatchState::Push(const StorageEvent& event) {
     buffer_.push_back(event);
     last_pushed_ = event.revision;
   }
-  // Only a parked consumer needs a wake-up: it re-checks the buffer before parking again.
-  if (waiting_) cv_.SignalAll();
+  // Only a parked consumer needs a wake-up: it re-checks the buffer before parking again. A
+  // coalescing one is woken early only when its buffer fills up or the watch ended.
+  if (waiting_ || (lingering_ && (ended_ || buffer_.size() >= LingerLimit()))) cv_.SignalAll();
   return !ended_;
 }
 
@@ -61,11 +63,37 @@ std::vector<StorageEvent> WatchState::Next(Clock& clock, Clock::TimePoint deadli
     cv_.SignalAll();
   });
   MutexLock lock(mu_);
+  bool gathered = false;
+  if (fast_) {
+    // Events have been arriving faster than coalesce_: let them gather until coalesce_ after
+    // the last return (real time), or the caller's deadline if that comes first.
+    const auto steady_now = std::chrono::steady_clock::now();
+    auto until = last_return_ + coalesce_;
+    const Clock::Duration caller_left = deadline - clock.Now();
+    if (caller_left < until - steady_now) {
+      until = steady_now + std::max(caller_left, Clock::Duration::zero());
+    }
+    lingering_ = true;
+    while (!ended_ && !stop.stop_requested() && buffer_.size() < LingerLimit()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= until) break;
+      RealClock::Instance().WaitUntil(cv_, mu_, until);  // RealClock's time points are steady_clock's
+    }
+    lingering_ = false;
+    gathered = !buffer_.empty();
+  }
   while (buffer_.empty() && !ended_ && !stop.stop_requested()) {
     waiting_ = true;
     const bool timed_out = clock.WaitUntil(cv_, mu_, deadline);
     waiting_ = false;
     if (timed_out) break;
+  }
+  if (coalesce_.count() > 0) {
+    const auto now = std::chrono::steady_clock::now();
+    // Fast: at least about two events per coalescing period. Slower streams get each event at
+    // once (a linger would then mostly add latency).
+    fast_ = !buffer_.empty() && (gathered || now - last_return_ < coalesce_ / 2);
+    last_return_ = now;
   }
   std::vector<StorageEvent> out;
   out.swap(buffer_);

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -23,8 +24,10 @@ class WatchState final {
   /// A watch of keys under `prefix` that delivers events with revision > `start`, buffering at
   /// most `capacity` (>= 1) undelivered events. `delivered` is the store's "every event through
   /// this revision has been pushed to every watcher" mark (see `Progress`).
+  /// `coalesce` > 0 enables event coalescing (`StorageOptions::watch_coalesce`).
   WatchState(std::string prefix, Revision start, std::size_t capacity,
-             std::shared_ptr<const std::atomic<Revision>> delivered);
+             std::shared_ptr<const std::atomic<Revision>> delivered,
+             std::chrono::nanoseconds coalesce = std::chrono::nanoseconds(0));
 
   /// True if `key` is under this watch's prefix.
   bool Matches(std::string_view key) const { return key.substr(0, prefix_.size()) == prefix_; }
@@ -53,10 +56,14 @@ class WatchState final {
   Revision Progress() const KUBE_EXCLUDES(mu_);
 
  private:
+  // Buffered events at which a coalescing consumer stops waiting (half the capacity).
+  std::size_t LingerLimit() const { return capacity_ / 2 > 0 ? capacity_ / 2 : 1; }
+
   const std::string prefix_;
   const Revision start_;
   const std::size_t capacity_;
   const std::shared_ptr<const std::atomic<Revision>> delivered_;
+  const std::chrono::nanoseconds coalesce_;
 
   mutable Mutex mu_;
   CondVar cv_;  // signalled when events arrive, the watch ends, or stop is requested
@@ -65,6 +72,11 @@ class WatchState final {
   bool overflowed_ KUBE_GUARDED_BY(mu_) = false;  // overflowed_ implies ended_
   bool waiting_ KUBE_GUARDED_BY(mu_) = false;     // a consumer is parked in Next
   Revision last_pushed_ KUBE_GUARDED_BY(mu_);     // start_, or the last buffered event's revision
+  // Coalescing (real time): events are arriving fast, so Next gathers them until
+  // last_return_ + coalesce_; lingering_ while it does (Push then signals only on buffer pressure).
+  bool fast_ KUBE_GUARDED_BY(mu_) = false;
+  bool lingering_ KUBE_GUARDED_BY(mu_) = false;
+  std::chrono::steady_clock::time_point last_return_ KUBE_GUARDED_BY(mu_){};
 };
 
 /// The `Watcher` handle given to callers: a thin owner of a shared WatchState.

@@ -1,6 +1,6 @@
 #include <kube/cache/delta_fifo.hpp>
 
-#include <boost/unordered/unordered_flat_set.hpp>
+#include <algorithm>
 
 namespace kube::cache {
 
@@ -40,93 +40,142 @@ std::string DeltaFifo::KeyOfObject(const Object& obj) const {
   return options_.key_func ? options_.key_func(obj) : obj.Key();
 }
 
-std::string DeltaFifo::KeyOf(const Delta& d) const {
-  if (d.tombstone) return d.tombstone->key;
-  return KeyOfObject(*d.object);
+std::string_view DeltaFifo::KeyView(const Object& obj, char (&buf)[256], std::string* owned) const {
+  if (options_.key_func) {
+    *owned = options_.key_func(obj);
+    return *owned;
+  }
+  // MetaNamespaceKeyFunc without allocating: "ns/name" composed in the caller's buffer.
+  const std::string_view ns = obj.Namespace();
+  const std::string_view name = obj.Name();
+  if (ns.empty()) return name;
+  const std::size_t n = ns.size() + 1 + name.size();
+  if (n > sizeof(buf)) {
+    *owned = obj.Key();
+    return *owned;
+  }
+  std::copy(ns.begin(), ns.end(), buf);
+  buf[ns.size()] = '/';
+  std::copy(name.begin(), name.end(), buf + ns.size() + 1);
+  return {buf, n};
 }
 
-Result<void> DeltaFifo::QueueActionLocked(DeltaType type, ObjectPtr obj,
-                                          std::shared_ptr<const DeletedFinalStateUnknown> tombstone,
-                                          std::string key) {
-  auto [it, inserted] = items_.try_emplace(key);
-  it->second.push_back(Delta{type, std::move(obj), std::move(tombstone)});
-  DedupDeltas(it->second);
-  if (inserted) queue_.push_back(std::move(key));
-  cond_.SignalAll();
-  return Ok();
+DeltaFifo::Entry* DeltaFifo::FindLocked(std::string_view key) {
+  auto it = items_.find(key);
+  return it == items_.end() ? nullptr : it->second;
+}
+
+const DeltaFifo::Entry* DeltaFifo::FindLocked(std::string_view key) const {
+  auto it = items_.find(key);
+  return it == items_.end() ? nullptr : it->second;
+}
+
+void DeltaFifo::UpdateSyncedLocked() {
+  synced_.store(populated_ && initial_population_count_ == 0, std::memory_order_release);
+}
+
+DeltaFifo::Entry& DeltaFifo::QueueActionLocked(DeltaType type, ObjectPtr obj,
+                                               std::shared_ptr<const DeletedFinalStateUnknown> tombstone,
+                                               std::string_view key) {
+  Entry* e = FindLocked(key);
+  if (e == nullptr) {
+    e = &queue_.emplace_back();
+    e->key.assign(key.data(), key.size());
+    items_.emplace(std::string_view(e->key), e);
+    // Pop waits only while the queue is empty, so only a new key can be the one it waits for.
+    if (waiters_ > 0) cond_.SignalAll();
+  }
+  e->deltas.push_back(Delta{type, std::move(obj), std::move(tombstone)});
+  DedupDeltas(e->deltas);
+  return *e;
 }
 
 Result<void> DeltaFifo::Add(const ObjectPtr& obj) {
   if (!obj) return BadRequest("DeltaFifo::Add: null object");
+  char buf[256];
+  std::string owned;
   MutexLock lock(mu_);
   populated_ = true;
-  return QueueActionLocked(DeltaType::kAdded, obj, nullptr, KeyOfObject(*obj));
+  UpdateSyncedLocked();
+  QueueActionLocked(DeltaType::kAdded, obj, nullptr, KeyView(*obj, buf, &owned));
+  return Ok();
 }
 
 Result<void> DeltaFifo::Update(const ObjectPtr& obj) {
   if (!obj) return BadRequest("DeltaFifo::Update: null object");
+  char buf[256];
+  std::string owned;
   MutexLock lock(mu_);
   populated_ = true;
-  return QueueActionLocked(DeltaType::kUpdated, obj, nullptr, KeyOfObject(*obj));
+  UpdateSyncedLocked();
+  QueueActionLocked(DeltaType::kUpdated, obj, nullptr, KeyView(*obj, buf, &owned));
+  return Ok();
 }
 
 Result<void> DeltaFifo::Delete(const ObjectPtr& obj) {
   if (!obj) return BadRequest("DeltaFifo::Delete: null object");
-  std::string key = KeyOfObject(*obj);
+  char buf[256];
+  std::string owned;
+  const std::string_view key = KeyView(*obj, buf, &owned);
   MutexLock lock(mu_);
   populated_ = true;
-  const bool queued = items_.contains(key);
-  if (!queued) {
+  UpdateSyncedLocked();
+  if (FindLocked(key) == nullptr) {
     // Nothing to delete: unknown to the queue and (when there is one) to the consumer's store.
     if (options_.known_objects == nullptr || options_.known_objects->GetByKey(key) == nullptr) {
       return Ok();
     }
   }
-  return QueueActionLocked(DeltaType::kDeleted, obj, nullptr, std::move(key));
+  QueueActionLocked(DeltaType::kDeleted, obj, nullptr, key);
+  return Ok();
 }
 
 Result<void> DeltaFifo::Replace(const std::vector<ObjectPtr>& list, std::string_view /*resource_version*/) {
   MutexLock lock(mu_);
   const DeltaType action = options_.emit_replaced ? DeltaType::kReplaced : DeltaType::kSync;
-  boost::unordered_flat_set<std::string> keys;
-  keys.reserve(list.size());
+  // Listed keys are marked with this Replace's epoch instead of being collected in a set.
+  const uint64_t epoch = ++replace_epoch_;
+  std::size_t listed = 0;  // distinct listed keys
+  char buf[256];
+  std::string owned;
   for (const auto& obj : list) {
     if (!obj) continue;
-    std::string key = KeyOfObject(*obj);
-    keys.insert(key);
-    KUBE_RETURN_IF_ERROR(QueueActionLocked(action, obj, nullptr, std::move(key)));
+    Entry& e = QueueActionLocked(action, obj, nullptr, KeyView(*obj, buf, &owned));
+    if (e.listed_epoch != epoch) {
+      e.listed_epoch = epoch;
+      ++listed;
+    }
   }
 
-  // Deletion detection against queued items (a watch delete missed while disconnected).
+  // Deletion detection against queued items (a watch delete missed while disconnected). A
+  // queued key gets its tombstone appended in place (no new entry, so iterating is safe).
   std::size_t queued_deletions = 0;
-  std::vector<std::pair<std::string, ObjectPtr>> vanished;
-  for (const auto& [key, deltas] : items_) {
-    if (keys.contains(key)) continue;
-    ObjectPtr last = deltas.empty() ? nullptr : deltas.back().object;
-    vanished.emplace_back(key, std::move(last));
-  }
-  for (auto& [key, last] : vanished) {
+  for (Entry& e : queue_) {
+    if (e.listed_epoch == epoch) continue;
+    ObjectPtr last = e.deltas.empty() ? nullptr : e.deltas.back().object;
     ++queued_deletions;
-    auto tombstone = std::make_shared<const DeletedFinalStateUnknown>(DeletedFinalStateUnknown{key, last});
-    KUBE_RETURN_IF_ERROR(QueueActionLocked(DeltaType::kDeleted, last, std::move(tombstone), key));
+    auto tombstone = std::make_shared<const DeletedFinalStateUnknown>(DeletedFinalStateUnknown{e.key, last});
+    e.deltas.push_back(Delta{DeltaType::kDeleted, std::move(last), std::move(tombstone)});
+    DedupDeltas(e.deltas);
   }
 
-  // And against the consumer's store, for keys with nothing queued.
+  // And against the consumer's store, for keys with nothing queued (every queued key is either
+  // listed or has just been given a tombstone).
   if (options_.known_objects != nullptr) {
     for (auto& key : options_.known_objects->ListKeys()) {
-      if (keys.contains(key)) continue;
-      if (auto it = items_.find(key); it != items_.end() && !it->second.empty()) continue;
+      if (FindLocked(key) != nullptr) continue;
       ObjectPtr last = options_.known_objects->GetByKey(key);
       ++queued_deletions;
       auto tombstone =
           std::make_shared<const DeletedFinalStateUnknown>(DeletedFinalStateUnknown{key, last});
-      KUBE_RETURN_IF_ERROR(QueueActionLocked(DeltaType::kDeleted, last, std::move(tombstone), key));
+      QueueActionLocked(DeltaType::kDeleted, std::move(last), std::move(tombstone), key);
     }
   }
 
   if (!populated_) {
     populated_ = true;
-    initial_population_count_ = keys.size() + queued_deletions;
+    initial_population_count_ = listed + queued_deletions;
+    UpdateSyncedLocked();
   }
   return Ok();
 }
@@ -134,48 +183,54 @@ Result<void> DeltaFifo::Replace(const std::vector<ObjectPtr>& list, std::string_
 Result<void> DeltaFifo::Resync() {
   MutexLock lock(mu_);
   if (options_.known_objects == nullptr) return Ok();
+  char buf[256];
+  std::string owned;
   for (const auto& key : options_.known_objects->ListKeys()) {
     ObjectPtr obj = options_.known_objects->GetByKey(key);
     if (!obj) continue;
-    std::string id = KeyOfObject(*obj);
+    const std::string_view id = KeyView(*obj, buf, &owned);
     // An object with pending deltas will be delivered anyway; a Sync would reorder them.
-    if (auto it = items_.find(id); it != items_.end() && !it->second.empty()) continue;
-    KUBE_RETURN_IF_ERROR(QueueActionLocked(DeltaType::kSync, std::move(obj), nullptr, std::move(id)));
+    if (FindLocked(id) != nullptr) continue;
+    QueueActionLocked(DeltaType::kSync, std::move(obj), nullptr, id);
   }
   return Ok();
 }
 
 Result<Deltas> DeltaFifo::Pop(const ProcessFunc& process) {
   MutexLock lock(mu_);
-  while (true) {
-    while (queue_.empty()) {
-      if (closed_) return CanceledError("DeltaFIFO: manipulating with closed queue");
-      cond_.Wait(mu_);
-    }
-    const bool is_in_initial_list = !(populated_ && initial_population_count_ == 0);
-    std::string key = std::move(queue_.front());
-    queue_.pop_front();
-    if (initial_population_count_ > 0) --initial_population_count_;
-    auto it = items_.find(key);
-    if (it == items_.end()) continue;  // cannot happen: a key is queued iff it has deltas
-    Deltas deltas = std::move(it->second);
-    items_.erase(it);
-    if (items_.empty() && items_.bucket_count() > kShrinkBuckets) {
-      // A drained FIFO gives back the table a big Replace grew (100k keys: ~7 MB), instead of
-      // keeping it for the informer's whole life.
-      items_ = decltype(items_)();
-      queue_.shrink_to_fit();
-    }
-    // Called under the lock, by design (see the class comment).
-    ProcessResult outcome = process(deltas, is_in_initial_list);
-    if (outcome.requeue && !items_.contains(key)) {
-      items_.emplace(key, deltas);
-      queue_.push_back(key);
-      cond_.SignalAll();
-    }
-    if (!outcome.status.ok()) return std::move(outcome.status).error();
-    return deltas;
+  while (queue_.empty()) {
+    if (closed_) return CanceledError("DeltaFIFO: manipulating with closed queue");
+    ++waiters_;
+    cond_.Wait(mu_);
+    --waiters_;
   }
+  const bool is_in_initial_list = !(populated_ && initial_population_count_ == 0);
+  Entry& front = queue_.front();
+  items_.erase(std::string_view(front.key));
+  std::string key = std::move(front.key);
+  Deltas deltas = std::move(front.deltas);
+  queue_.pop_front();
+  if (initial_population_count_ > 0) {
+    --initial_population_count_;
+    UpdateSyncedLocked();
+  }
+  if (items_.empty() && items_.bucket_count() > kShrinkBuckets) {
+    // A drained FIFO gives back the table a big Replace grew, instead of keeping it for the
+    // informer's whole life.
+    items_ = decltype(items_)();
+    queue_.shrink_to_fit();
+  }
+  // Called under the lock, by design (see the class comment).
+  ProcessResult outcome = process(deltas, is_in_initial_list);
+  if (outcome.requeue && FindLocked(key) == nullptr) {
+    Entry& e = queue_.emplace_back();
+    e.key = std::move(key);
+    e.deltas = deltas;
+    items_.emplace(std::string_view(e.key), &e);
+    if (waiters_ > 0) cond_.SignalAll();
+  }
+  if (!outcome.status.ok()) return std::move(outcome.status).error();
+  return deltas;
 }
 
 void DeltaFifo::Close() {
@@ -189,20 +244,20 @@ bool DeltaFifo::IsClosed() const {
   return closed_;
 }
 
-bool DeltaFifo::HasSynced() const {
-  MutexLock lock(mu_);
-  return populated_ && initial_population_count_ == 0;
-}
+bool DeltaFifo::HasSynced() const { return synced_.load(std::memory_order_acquire); }
 
 std::vector<std::string> DeltaFifo::ListKeys() const {
   MutexLock lock(mu_);
-  return std::vector<std::string>(queue_.begin(), queue_.end());
+  std::vector<std::string> keys;
+  keys.reserve(queue_.size());
+  for (const Entry& e : queue_) keys.push_back(e.key);
+  return keys;
 }
 
 Deltas DeltaFifo::GetByKey(std::string_view key) const {
   MutexLock lock(mu_);
-  auto it = items_.find(std::string(key));
-  return it == items_.end() ? Deltas{} : it->second;
+  const Entry* e = FindLocked(key);
+  return e == nullptr ? Deltas{} : e->deltas;
 }
 
 std::size_t DeltaFifo::Len() const {

@@ -42,34 +42,32 @@ std::vector<std::string> MetaNamespaceIndexFunc(const Object& obj) {
   return {std::string(obj.Namespace())};
 }
 
-std::size_t Indexer::KeyHash::operator()(const ObjectPtr& obj) const {
-  if (custom) return std::hash<std::string>{}((*custom)(*obj));
-  return HashKeyParts(obj->Namespace(), obj->Name());
+bool Indexer::KeyEq::operator()(const Stored& a, const Stored& b) const {
+  if (a.hash != b.hash) return false;
+  if (a.obj == b.obj) return true;
+  if (custom) return (*custom)(*a.obj) == (*custom)(*b.obj);
+  return a.obj->Name() == b.obj->Name() && a.obj->Namespace() == b.obj->Namespace();
 }
 
-std::size_t Indexer::KeyHash::operator()(std::string_view key) const {
-  return std::hash<std::string_view>{}(key);
+bool Indexer::KeyEq::operator()(const Stored& a, std::string_view b) const {
+  if (custom) return (*custom)(*a.obj) == b;
+  return KeyPartsEqual(*a.obj, b);
 }
 
-bool Indexer::KeyEq::operator()(const ObjectPtr& a, const ObjectPtr& b) const {
-  if (custom) return (*custom)(*a) == (*custom)(*b);
-  return a->Name() == b->Name() && a->Namespace() == b->Namespace();
-}
-
-bool Indexer::KeyEq::operator()(const ObjectPtr& a, std::string_view b) const {
-  if (custom) return (*custom)(*a) == b;
-  return KeyPartsEqual(*a, b);
+Indexer::Stored Indexer::MakeStored(const ObjectPtr& obj) const {
+  if (custom_key_) return Stored{obj, std::hash<std::string_view>{}((*custom_key_)(*obj))};
+  return Stored{obj, HashKeyParts(obj->Namespace(), obj->Name())};
 }
 
 Indexer::Indexer(Indexers indexers, KeyFunc key_func)
     : key_func_(std::move(key_func)),
       custom_key_(key_func_ ? &key_func_ : nullptr),
-      items_(0, KeyHash{custom_key_}, KeyEq{custom_key_}) {
+      items_(0, KeyHash{}, KeyEq{custom_key_}) {
   WriterLock lock(mu_);
-  if (!indexers.contains(std::string(kNamespaceIndex))) {
-    indexers.emplace(std::string(kNamespaceIndex), MetaNamespaceIndexFunc);
-  }
+  const bool builtin_ns = !indexers.contains(std::string(kNamespaceIndex));
+  if (builtin_ns) indexers.emplace(std::string(kNamespaceIndex), MetaNamespaceIndexFunc);
   for (auto& [name, fn] : indexers) {
+    if (builtin_ns && name == kNamespaceIndex) builtin_ns_index_ = index_names_.size();
     index_names_.push_back(name);
     index_funcs_.push_back(std::move(fn));
     postings_.emplace_back();
@@ -87,37 +85,56 @@ std::optional<std::size_t> Indexer::IndexNumber(std::string_view name) const {
   return std::nullopt;
 }
 
-void Indexer::IndexLocked(std::size_t index, const ObjectPtr& obj) {
-  for (auto& value : index_funcs_[index](*obj)) {
-    auto [it, inserted] = postings_[index].try_emplace(std::move(value), NewSet());
-    it->second.insert(obj);
-  }
+void Indexer::PostLocked(std::size_t index, std::string_view value, const Stored& s) {
+  Postings& postings = postings_[index];
+  auto it = postings.find(value);
+  if (it == postings.end()) it = postings.emplace(std::string(value), NewSet()).first;
+  it->second.insert(s);
 }
 
-void Indexer::UnindexLocked(std::size_t index, const ObjectPtr& obj) {
+void Indexer::UnpostLocked(std::size_t index, std::string_view value, const Stored& s) {
+  Postings& postings = postings_[index];
+  auto it = postings.find(value);
+  if (it == postings.end()) return;
+  it->second.erase(s);
+  if (it->second.empty()) postings.erase(it);
+}
+
+void Indexer::IndexLocked(std::size_t index, const Stored& s) {
+  if (index == builtin_ns_index_) {
+    PostLocked(index, s.obj->Namespace(), s);
+    return;
+  }
+  for (const auto& value : index_funcs_[index](*s.obj)) PostLocked(index, value, s);
+}
+
+void Indexer::UnindexLocked(std::size_t index, const Stored& s) {
   // Index values are recomputed from the stored object (as client-go does) instead of being kept.
-  for (const auto& value : index_funcs_[index](*obj)) {
-    auto it = postings_[index].find(value);
-    if (it == postings_[index].end()) continue;
-    it->second.erase(obj);
-    if (it->second.empty()) postings_[index].erase(it);
+  if (index == builtin_ns_index_) {
+    UnpostLocked(index, s.obj->Namespace(), s);
+    return;
   }
+  for (const auto& value : index_funcs_[index](*s.obj)) UnpostLocked(index, value, s);
 }
 
-void Indexer::RemoveLocked(const ObjectPtr& stored) {
+void Indexer::RemoveLocked(const Stored& stored) {
   for (std::size_t i = 0; i < index_funcs_.size(); ++i) UnindexLocked(i, stored);
   items_.erase(stored);
 }
 
-void Indexer::AddLocked(const ObjectPtr& obj) {
-  auto it = items_.find(obj);
+ObjectPtr Indexer::AddLocked(const ObjectPtr& obj) {
+  const Stored s = MakeStored(obj);
+  ObjectPtr old;
+  auto it = items_.find(s);
   if (it != items_.end()) {
-    const ObjectPtr old = *it;
-    for (std::size_t i = 0; i < index_funcs_.size(); ++i) UnindexLocked(i, old);
+    const Stored prev = *it;
+    for (std::size_t i = 0; i < index_funcs_.size(); ++i) UnindexLocked(i, prev);
     items_.erase(it);
+    old = prev.obj;
   }
-  items_.insert(obj);
-  for (std::size_t i = 0; i < index_funcs_.size(); ++i) IndexLocked(i, obj);
+  items_.insert(s);
+  for (std::size_t i = 0; i < index_funcs_.size(); ++i) IndexLocked(i, s);
+  return old;
 }
 
 void Indexer::Add(const ObjectPtr& obj) {
@@ -126,13 +143,19 @@ void Indexer::Add(const ObjectPtr& obj) {
   AddLocked(obj);
 }
 
+ObjectPtr Indexer::Upsert(const ObjectPtr& obj) {
+  if (!obj) return nullptr;
+  WriterLock lock(mu_);
+  return AddLocked(obj);
+}
+
 void Indexer::Delete(const Object& obj) { DeleteKey(KeyOf(obj)); }
 
 void Indexer::DeleteKey(std::string_view key) {
   WriterLock lock(mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return;
-  const ObjectPtr stored = *it;
+  const Stored stored = *it;
   RemoveLocked(stored);
 }
 
@@ -149,7 +172,7 @@ void Indexer::Replace(const std::vector<ObjectPtr>& objects) {
 ObjectPtr Indexer::GetByKey(std::string_view key) const {
   ReaderLock lock(mu_);
   auto it = items_.find(key);
-  return it == items_.end() ? nullptr : *it;
+  return it == items_.end() ? nullptr : it->obj;
 }
 
 ObjectPtr Indexer::Get(const Object& obj) const { return GetByKey(KeyOf(obj)); }
@@ -158,13 +181,16 @@ std::vector<std::string> Indexer::ListKeys() const {
   ReaderLock lock(mu_);
   std::vector<std::string> keys;
   keys.reserve(items_.size());
-  for (const auto& obj : items_) keys.push_back(KeyOf(*obj));
+  for (const auto& s : items_) keys.push_back(KeyOf(*s.obj));
   return keys;
 }
 
 std::vector<ObjectPtr> Indexer::List() const {
   ReaderLock lock(mu_);
-  return std::vector<ObjectPtr>(items_.begin(), items_.end());
+  std::vector<ObjectPtr> out;
+  out.reserve(items_.size());
+  for (const auto& s : items_) out.push_back(s.obj);
+  return out;
 }
 
 std::size_t Indexer::Size() const {
@@ -180,7 +206,10 @@ Result<std::vector<ObjectPtr>> Indexer::Index(std::string_view index_name, const
   const auto values = index_funcs_[*idx](obj);
   if (values.size() == 1) {
     auto it = postings_[*idx].find(values[0]);
-    if (it != postings_[*idx].end()) out.assign(it->second.begin(), it->second.end());
+    if (it != postings_[*idx].end()) {
+      out.reserve(it->second.size());
+      for (const auto& s : it->second) out.push_back(s.obj);
+    }
     return out;
   }
   ObjectSet seen = NewSet();
@@ -188,7 +217,7 @@ Result<std::vector<ObjectPtr>> Indexer::Index(std::string_view index_name, const
     auto it = postings_[*idx].find(v);
     if (it == postings_[*idx].end()) continue;
     for (const auto& o : it->second) {
-      if (seen.insert(o).second) out.push_back(o);
+      if (seen.insert(o).second) out.push_back(o.obj);
     }
   }
   return out;
@@ -198,9 +227,12 @@ Result<std::vector<ObjectPtr>> Indexer::ByIndex(std::string_view index_name, std
   ReaderLock lock(mu_);
   auto idx = IndexNumber(index_name);
   if (!idx) return MakeError(404, reason::kNotFound, fmt::format("index with name {} does not exist", index_name));
-  auto it = postings_[*idx].find(std::string(value));
+  auto it = postings_[*idx].find(value);
   if (it == postings_[*idx].end()) return std::vector<ObjectPtr>{};
-  return std::vector<ObjectPtr>(it->second.begin(), it->second.end());
+  std::vector<ObjectPtr> out;
+  out.reserve(it->second.size());
+  for (const auto& s : it->second) out.push_back(s.obj);
+  return out;
 }
 
 Result<std::vector<std::string>> Indexer::IndexKeys(std::string_view index_name, std::string_view value) const {
@@ -233,7 +265,7 @@ Result<void> Indexer::AddIndexers(const Indexers& indexers) {
     index_names_.push_back(name);
     index_funcs_.push_back(fn);
     postings_.emplace_back();
-    for (const auto& obj : items_) IndexLocked(index_names_.size() - 1, obj);
+    for (const auto& s : items_) IndexLocked(index_names_.size() - 1, s);
   }
   return Ok();
 }

@@ -44,7 +44,9 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
     MutexLock lock(mu_);
     if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) ++pending_initial_;
     buffer_.push_back(std::move(n));
-    cv_.SignalAll();
+    // The handler thread waits only on an empty buffer (it takes the whole buffer at once), so
+    // only the first notification of a batch needs to wake it.
+    if (waiting_) cv_.SignalAll();
   }
 
   bool HasSynced() const override {
@@ -98,39 +100,55 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
  private:
   void Loop(std::stop_token stop) {
     MaybeNotifySynced();
+    std::deque<Notification> batch;
     while (true) {
-      Notification n;
       {
         MutexLock lock(mu_);
-        while (buffer_.empty() && !stop.stop_requested()) cv_.Wait(mu_);
-        if (stop.stop_requested()) return;
-        n = std::move(buffer_.front());
-        buffer_.pop_front();
-      }
-      // The handler runs without any lock held.
-      bool failed = false;
-      try {
-        switch (n.kind) {
-          case Notification::Kind::kAdd: handler_->OnAdd(n.obj, n.is_in_initial_list); break;
-          case Notification::Kind::kUpdate: handler_->OnUpdate(n.old_obj, n.obj); break;
-          case Notification::Kind::kDelete: handler_->OnDelete(n.obj, n.final_state_unknown); break;
+        while (buffer_.empty() && !stop.stop_requested()) {
+          waiting_ = true;
+          cv_.Wait(mu_);
+          waiting_ = false;
         }
-      } catch (const std::exception& e) {
-        failed = true;
-        log::Error("event handler threw", {{"informer", informer_.Name()}, {"error", e.what()}});
-      } catch (...) {
-        failed = true;
-        log::Error("event handler threw a non-standard exception", {{"informer", informer_.Name()}});
+        if (stop.stop_requested()) return;
+        // Everything buffered so far in one lock round trip (the deques swap their storage).
+        batch.swap(buffer_);
       }
-      bool check_synced = false;
-      {
-        MutexLock lock(mu_);
-        if (failed) ++errors_;
-        if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) --pending_initial_;
-        check_synced = !synced_ && pending_initial_ == 0;
+      while (!batch.empty()) {
+        // Removal stops the thread after the notification in progress.
+        if (stop.stop_requested()) return;
+        const Notification n = std::move(batch.front());
+        batch.pop_front();
+        Deliver(n);
       }
-      if (check_synced) MaybeNotifySynced();
     }
+  }
+
+  // Runs the handler for `n` without any lock held, then does the bookkeeping.
+  void Deliver(const Notification& n) {
+    bool failed = false;
+    try {
+      switch (n.kind) {
+        case Notification::Kind::kAdd: handler_->OnAdd(n.obj, n.is_in_initial_list); break;
+        case Notification::Kind::kUpdate: handler_->OnUpdate(n.old_obj, n.obj); break;
+        case Notification::Kind::kDelete: handler_->OnDelete(n.obj, n.final_state_unknown); break;
+      }
+    } catch (const std::exception& e) {
+      failed = true;
+      log::Error("event handler threw", {{"informer", informer_.Name()}, {"error", e.what()}});
+    } catch (...) {
+      failed = true;
+      log::Error("event handler threw a non-standard exception", {{"informer", informer_.Name()}});
+    }
+    const bool initial = n.kind == Notification::Kind::kAdd && n.is_in_initial_list;
+    if (!failed && !initial) return;  // nothing to record: no lock round trip
+    bool check_synced = false;
+    {
+      MutexLock lock(mu_);
+      if (failed) ++errors_;
+      if (initial) --pending_initial_;
+      check_synced = !synced_ && pending_initial_ == 0;
+    }
+    if (check_synced) MaybeNotifySynced();
   }
 
   std::shared_ptr<ResourceEventHandler> handler_;
@@ -138,6 +156,7 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
   mutable Mutex mu_;
   CondVar cv_;
   std::deque<Notification> buffer_ KUBE_GUARDED_BY(mu_);
+  bool waiting_ KUBE_GUARDED_BY(mu_) = false;  // the handler thread is blocked on cv_
   int64_t pending_initial_ KUBE_GUARDED_BY(mu_) = 0;
   int64_t errors_ KUBE_GUARDED_BY(mu_) = 0;
   bool synced_ KUBE_GUARDED_BY(mu_) = false;  // latched: HasSynced held once
@@ -288,15 +307,14 @@ ProcessResult SharedIndexInformer::HandleDeltas(const Deltas& deltas, bool is_in
       case DeltaType::kAdded:
       case DeltaType::kUpdated: {
         if (!d.object) break;
-        ObjectPtr old = indexer_.Get(*d.object);
+        // One writer lock reads the previous state and stores the new one.
+        ObjectPtr old = indexer_.Upsert(d.object);
         if (old) {
           // A relist that returns an object unchanged is a resync, not an update.
           const bool sync = d.type == DeltaType::kSync ||
                             (d.type == DeltaType::kReplaced && old->ResourceVersion() == d.object->ResourceVersion());
-          indexer_.Update(d.object);
-          Distribute(Notification{Notification::Kind::kUpdate, d.object, old, false, false}, sync);
+          Distribute(Notification{Notification::Kind::kUpdate, d.object, std::move(old), false, false}, sync);
         } else {
-          indexer_.Add(d.object);
           Distribute(Notification{Notification::Kind::kAdd, d.object, nullptr, is_in_initial_list, false}, false);
         }
         break;

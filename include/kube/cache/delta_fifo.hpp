@@ -1,13 +1,17 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
-#include <deque>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <boost/container/deque.hpp>
+#include <boost/container/options.hpp>
+#include <boost/container/small_vector.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include <kube/base/mutex.hpp>
@@ -35,8 +39,10 @@ struct Delta {
   bool FinalStateUnknown() const { return tombstone != nullptr; }
 };
 
-/// The pending changes of one key, oldest first.
-using Deltas = std::vector<Delta>;
+/// The pending changes of one key, oldest first. A vector-like container that keeps one delta
+/// inline (the common case: one change per key between two Pops) so that queueing a new key
+/// allocates no delta storage.
+using Deltas = boost::container::small_vector<Delta, 1>;
 
 /// What the process function of `Pop` decided.
 struct ProcessResult {
@@ -102,20 +108,44 @@ class DeltaFifo final {
   std::size_t Len() const;
 
  private:
-  std::string KeyOf(const Delta& d) const;
+  // One queued key. Entries live in `queue_` (a deque: only its ends change, so an entry never
+  // moves while queued) and `items_` maps a view of the entry's own key to it.
+  struct Entry {
+    std::string key;
+    Deltas deltas;
+    uint64_t listed_epoch = 0;  // replace_epoch_ of the last Replace that listed this key
+  };
+  struct ViewHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // The key of `obj` as a view into `buf` (or into `*owned` when it does not fit).
+  std::string_view KeyView(const Object& obj, char (&buf)[256], std::string* owned) const;
   std::string KeyOfObject(const Object& obj) const;
-  Result<void> QueueActionLocked(DeltaType type, ObjectPtr obj,
-                                 std::shared_ptr<const DeletedFinalStateUnknown> tombstone,
-                                 std::string key) KUBE_REQUIRES(mu_);
+  Entry* FindLocked(std::string_view key) KUBE_REQUIRES(mu_);
+  const Entry* FindLocked(std::string_view key) const KUBE_REQUIRES(mu_);
+  Entry& QueueActionLocked(DeltaType type, ObjectPtr obj,
+                           std::shared_ptr<const DeletedFinalStateUnknown> tombstone,
+                           std::string_view key) KUBE_REQUIRES(mu_);
+  void UpdateSyncedLocked() KUBE_REQUIRES(mu_);
 
   DeltaFifoOptions options_;
   mutable Mutex mu_;
   CondVar cond_;
-  boost::unordered_flat_map<std::string, Deltas> items_ KUBE_GUARDED_BY(mu_);
-  std::deque<std::string> queue_ KUBE_GUARDED_BY(mu_);  // a key is in queue_ iff it is in items_
+  // A deque with blocks of 256 entries (std::deque's are 512 bytes: 4 entries, one allocation per
+  // 4 keys). A key is in queue_ iff it is in items_.
+  using EntryQueue =
+      boost::container::deque<Entry, void, boost::container::deque_options_t<boost::container::block_size<256U>>>;
+  EntryQueue queue_ KUBE_GUARDED_BY(mu_);
+  boost::unordered_flat_map<std::string_view, Entry*, ViewHash, std::equal_to<>> items_ KUBE_GUARDED_BY(mu_);
+  uint64_t replace_epoch_ KUBE_GUARDED_BY(mu_) = 0;
+  int waiters_ KUBE_GUARDED_BY(mu_) = 0;  // Pop calls blocked on cond_
   bool populated_ KUBE_GUARDED_BY(mu_) = false;
   std::size_t initial_population_count_ KUBE_GUARDED_BY(mu_) = 0;
   bool closed_ KUBE_GUARDED_BY(mu_) = false;
+  // populated_ && initial_population_count_ == 0, readable without the lock (HasSynced is polled
+  // by every handler registration and after each Pop).
+  std::atomic<bool> synced_{false};
 };
 
 }  // namespace kube::cache

@@ -210,10 +210,8 @@ Result<Deltas> DeltaFifo::Pop(const ProcessFunc& process) {
   std::string key = std::move(front.key);
   Deltas deltas = std::move(front.deltas);
   queue_.pop_front();
-  if (initial_population_count_ > 0) {
-    --initial_population_count_;
-    UpdateSyncedLocked();
-  }
+  const bool counted = initial_population_count_ > 0;
+  if (counted) --initial_population_count_;
   if (items_.empty() && items_.bucket_count() > kShrinkBuckets) {
     // A drained FIFO gives back the table a big Replace grew, instead of keeping it for the
     // informer's whole life.
@@ -222,6 +220,9 @@ Result<Deltas> DeltaFifo::Pop(const ProcessFunc& process) {
   }
   // Called under the lock, by design (see the class comment).
   ProcessResult outcome = process(deltas, is_in_initial_list);
+  // Synced only once the last initial item is processed (in the store): HasSynced reads the
+  // flag without the lock, so it must not turn true while `process` still runs.
+  if (counted) UpdateSyncedLocked();
   if (outcome.requeue && FindLocked(key) == nullptr) {
     Entry& e = queue_.emplace_back();
     e.key = std::move(key);

@@ -131,6 +131,20 @@ TEST(DeltaFifo, HasSyncedAfterTheFirstReplacedBatchIsPoppedAndIsInInitialListIsR
   EXPECT_TRUE(f.HasSynced());
 }
 
+TEST(DeltaFifo, NotSyncedWhileTheLastInitialItemIsStillBeingProcessed) {
+  // HasSynced means "every initial item is in the store": an informer must not report synced
+  // while the last one is still being processed (client-go holds the queue lock over process).
+  DeltaFifo f;
+  ASSERT_TRUE(f.Replace({Obj("n", "a", "1")}, "5").ok());
+  bool synced_during_process = true;
+  ASSERT_TRUE(f.Pop([&](const Deltas&, bool) {
+                 synced_during_process = f.HasSynced();
+                 return ProcessResult{};
+               }).ok());
+  EXPECT_FALSE(synced_during_process);
+  EXPECT_TRUE(f.HasSynced());
+}
+
 TEST(DeltaFifo, AddBeforeReplaceCountsAsPopulated) {
   DeltaFifo f;
   ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());

@@ -20,15 +20,9 @@ import os
 import sys
 import time
 
+from procstat import vmhwm_kb
+
 from kubernetes import client, config, watch
-
-
-def vmhwm_kb():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return -1
 
 
 class _InMemoryResponse:

@@ -14,13 +14,7 @@ import sys
 import time
 import urllib.parse
 
-
-def vmhwm_kb():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return -1
+from procstat import vmhwm_kb
 
 
 def main():

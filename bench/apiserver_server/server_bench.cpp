@@ -73,6 +73,11 @@ std::unique_ptr<ApiServer> StartServer() {
   if (const char* coalesce = std::getenv("KUBE_BENCH_WATCH_COALESCE_US")) {
     o.storage_options.watch_coalesce = std::chrono::microseconds(std::atoll(coalesce));
   }
+  // KUBE_BENCH_WATCH_DELIVERY_US overrides RestOptions::watch_delivery_period (0 = no delivery
+  // thread: each watch writes from its own thread).
+  if (const char* period = std::getenv("KUBE_BENCH_WATCH_DELIVERY_US")) {
+    o.rest.watch_delivery_period = std::chrono::microseconds(std::atoll(period));
+  }
   auto server = ApiServer::Start(o);
   if (!server.ok()) Die(server.error().message);
   return std::move(server).value();

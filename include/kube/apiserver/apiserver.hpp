@@ -32,6 +32,14 @@ struct RestOptions {
   Clock::Duration min_request_timeout = std::chrono::minutes(30);
   /// Largest list page / watch batch written with one ResponseWriter::Write.
   std::size_t write_chunk_bytes = 256 * 1024;
+  /// The live events of watches are written by one delivery thread instead of each watch's own
+  /// connection thread: when watches have events, it takes and writes them for all of them in
+  /// one round (one write per watch), at most one round per this period while busy — so events
+  /// that arrive faster are written together, and a quiet watch gets its event at once. A watch
+  /// whose client does not keep up (its socket cannot take the batch without blocking), its
+  /// bookmarks and its end are handled by its own thread. 0: no delivery thread (the storage's
+  /// `watch_coalesce` then paces busy watches). See docs/apiserver-rest.md.
+  std::chrono::nanoseconds watch_delivery_period = std::chrono::milliseconds(2);
 };
 
 /// The REST API of the resources in `registry`, stored in `storage`: GET/LIST/WATCH/POST/PUT/PATCH/

@@ -41,7 +41,9 @@ struct HttpRequest {
 /// second time, or Write without BeginStream, is a programming error (asserted; ignored in
 /// release builds). The server sets `Date`, `Content-Length` / `Transfer-Encoding` and
 /// `Connection` itself: handler headers with those names are dropped.
-/// **Thread-safety:** used only by the handler's thread.
+/// **Thread-safety:** used by one thread at a time: the handler's, or another thread the handler
+/// hands it to while it waits (with a mutex between them, as the REST layer's watch delivery
+/// thread does); `StopToken` may be called from any thread.
 /// **Ownership/lifetime:** owned by the server; valid until the handler returns.
 /// **Blocks?** Respond, BeginStream and Write block until the bytes are handed to the kernel;
 /// a peer that takes nothing for `HttpServerOptions::write_timeout` is disconnected.
@@ -67,6 +69,11 @@ class ResponseWriter {
   virtual std::stop_token StopToken() const = 0;
   /// True once Respond or BeginStream has been called.
   virtual bool Started() const = 0;
+  /// During a stream: how many bytes of data a `Write` can hand to the kernel right now without
+  /// blocking, estimated conservatively from the socket's free send-buffer space (so that one
+  /// thread can serve many streams without a slow client stalling it). 0 when unknown, when
+  /// nothing fits, or outside a stream; the default implementation returns 0.
+  virtual std::size_t WritableWithoutBlocking() const { return 0; }
 };
 
 /// The application: called once per request on a server thread, concurrently for different

@@ -102,6 +102,20 @@ class Watcher {
   /// moment before its event reaches the watchers. The engines here implement it; the default
   /// returns 0 ("unknown") so that test fakes need not.
   virtual Revision Progress() const { return 0; }
+  /// Readiness notification for consumers that do not park in `Next` (the REST layer's watch
+  /// delivery thread, which serves many watches). While a callback is set, it is called when
+  /// `Next` has something to return without blocking (events arrived, or the watch ended), once
+  /// until the next `Next` call; if that is already the case when it is set, it is called at
+  /// once. It runs on the thread that makes the watch ready (a writer, or the setter) under the
+  /// watch's own lock: it must be short, must not block, and must not call back into this
+  /// watcher. `nullptr` removes it; once `SetReadyCallback(nullptr)` has returned, no call is in
+  /// progress or will start. While one is set, storage-side coalescing (`watch_coalesce`) is off
+  /// for this watch (the consumer paces itself). Returns false when the watcher does not support
+  /// it (the default, for test fakes): poll with `Next` instead.
+  virtual bool SetReadyCallback(std::function<void()> callback) {
+    (void)callback;
+    return false;
+  }
 };
 
 /// Storage options shared by the engines.

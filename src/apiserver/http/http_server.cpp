@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -73,6 +75,10 @@ constexpr std::size_t kTlsRecord = 16U * 1024U;
 /// A plain-TCP write hands at most this much to one sendmsg, so that the write deadline is
 /// re-armed as the peer makes progress (see ConnStream::write_some).
 constexpr std::size_t kWriteSlice = 256U * 1024U;
+/// SO_SNDBUF asked for a streamed response (the kernel doubles it, within net.core.wmem_max).
+constexpr int kStreamSendBuffer = 256 * 1024;
+/// Send-buffer bytes WritableWithoutBlocking keeps in reserve.
+constexpr long kStreamWriteMargin = 8 * 1024;
 
 std::string Str(beast::string_view s) { return std::string(s.data(), s.size()); }
 
@@ -430,6 +436,15 @@ class Connection::Writer final : public ResponseWriter {
       conn_.state_->streaming = true;
     }
     conn_.server_.WakeMonitor();  // start watching for a hang-up
+    // A fixed send buffer for streams (autotuning grows it only after writes have blocked),
+    // so that WritableWithoutBlocking lets a delivery thread write a few events at once.
+    int sndbuf = 0;
+    socklen_t len = sizeof sndbuf;
+    if (::getsockopt(conn_.state_->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) == 0 &&
+        sndbuf / 2 < kStreamSendBuffer) {
+      sndbuf = kStreamSendBuffer;
+      (void)::setsockopt(conn_.state_->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    }
     http::response_serializer<http::empty_body> serializer(res);
     ok_ = conn_.WriteHeader(serializer);
   }
@@ -450,6 +465,24 @@ class Connection::Writer final : public ResponseWriter {
 
   std::stop_token StopToken() const override { return conn_.state_->stop.get_token(); }
   bool Started() const override { return state_ != State::kNone; }
+
+  std::size_t WritableWithoutBlocking() const override {
+    if (state_ != State::kStreaming || !ok_) return 0;
+    const int fd = conn_.state_->fd;  // open while the handler runs
+    int sndbuf = 0;
+    socklen_t len = sizeof sndbuf;
+    int unsent = 0;  // bytes written and not yet acknowledged by the peer
+    if (::getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) != 0 ||
+        ::ioctl(fd, SIOCOUTQ, &unsent) != 0) {
+      return 0;
+    }
+    // The kernel reports twice the payload space (the other half covers its bookkeeping); keep
+    // a margin for chunk framing, TLS records and the per-packet overhead of small writes.
+    const long room = static_cast<long>(sndbuf) / 2 - unsent - kStreamWriteMargin;
+    if (room <= 0) return 0;
+    const auto bytes = static_cast<std::size_t>(room);
+    return conn_.stream_.tls() ? bytes - bytes / 16 : bytes;
+  }
 
   /// Completes the response once the handler has returned (`failure`: why it failed, if it
   /// did) and says what the connection does next.

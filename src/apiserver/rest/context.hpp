@@ -17,12 +17,16 @@
 /// Shared state of the REST handler and of one request. Internal to src/apiserver/rest.
 namespace kube::apiserver::rest {
 
+class WatchPump;
+
 /// What every operation needs; borrowed from the handler, which outlives its requests.
 struct Env {
   Storage& storage;
   Registry& registry;
   RestOptions options;
   Clock& clock;
+  /// Delivers the live phase of watches (nullptr: each watch's thread does; see watch.cpp).
+  WatchPump* pump = nullptr;
 };
 
 /// One resource request after routing.

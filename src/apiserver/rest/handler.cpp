@@ -9,6 +9,7 @@
 
 #include "apiserver/rest/context.hpp"
 #include "apiserver/rest/ops.hpp"
+#include "apiserver/rest/watch_pump.hpp"
 
 namespace kube::apiserver {
 namespace rest {
@@ -29,8 +30,11 @@ std::optional<Subresource> ParseSubresource(const ResourceInfo& info, std::strin
 class Handler final {
  public:
   Handler(Storage& storage, Registry& registry, RestOptions options)
-      : env_{storage, registry, options,
-             options.clock != nullptr ? *options.clock : RealClock::Instance()} {}
+      : pump_(options.watch_delivery_period.count() > 0
+                  ? std::make_unique<WatchPump>(options.watch_delivery_period)
+                  : nullptr),
+        env_{storage, registry, options,
+             options.clock != nullptr ? *options.clock : RealClock::Instance(), pump_.get()} {}
 
   void Serve(const HttpRequest& req, ResponseWriter& w) const {
     auto path = ParseRequestPath(req.path);
@@ -113,6 +117,7 @@ class Handler final {
     NotAllowed(r, method);
   }
 
+  std::unique_ptr<WatchPump> pump_;  // before env_, which points to it
   Env env_;
 };
 

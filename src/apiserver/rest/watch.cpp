@@ -4,6 +4,7 @@
 // k8s.io/initial-events-end bookmark.
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
 #include <boost/json.hpp>
@@ -15,6 +16,7 @@
 #include "apiserver/rest/output.hpp"
 #include "apiserver/rest/read_util.hpp"
 #include "apiserver/rest/selection.hpp"
+#include "apiserver/rest/watch_pump.hpp"
 
 namespace kube::apiserver::rest {
 namespace {
@@ -182,11 +184,34 @@ void HandleWatch(const Env& env, Request& r, const ListOptions& opts_in) {
     lines += enc.Bookmark(last, /*initial_events_end=*/false);
     return WriteLines(r.w, lines, chunk);
   };
+  // The live phase, through the delivery thread when there is one: parked there, this thread
+  // sleeps while the pump writes our events (see WatchPump), and wakes for what only it does —
+  // bookmarks, the deadline, a client that does not keep up, the end of the watch.
+  bool pumped = env.pump != nullptr;
+  const std::function<WatchPump::Step()> pump_step = [&] {
+    for (const StorageEvent& e : watcher->Next(Clock::TimePoint::min(), {})) {
+      translate.Append(e, lines);
+      last = std::max(last, e.revision);
+    }
+    if (watcher->Done()) return WatchPump::Step::kReturn;
+    if (lines.empty()) return WatchPump::Step::kContinue;
+    if (r.w.WritableWithoutBlocking() < lines.size()) return WatchPump::Step::kReturn;
+    return WriteLines(r.w, lines, chunk) ? WatchPump::Step::kContinue : WatchPump::Step::kReturn;
+  };
   while (!stop.stop_requested()) {
     const Clock::TimePoint now = env.clock.Now();
     if (now >= deadline) break;
     const Clock::TimePoint wake = bookmarks ? std::min(deadline, next_bookmark) : deadline;
-    std::vector<StorageEvent> events = watcher->Next(wake, stop);
+    Clock::TimePoint wait_until = wake;
+    if (pumped) {
+      if (env.pump->Park(*watcher, env.clock, wake, stop, pump_step) ==
+          WatchPump::Outcome::kUnsupported) {
+        pumped = false;
+      } else {
+        wait_until = Clock::TimePoint::min();  // only collect what the pump left
+      }
+    }
+    std::vector<StorageEvent> events = watcher->Next(wait_until, stop);
     for (const StorageEvent& e : events) {
       translate.Append(e, lines);
       last = std::max(last, e.revision);

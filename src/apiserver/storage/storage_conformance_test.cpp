@@ -586,6 +586,54 @@ TEST_P(StorageTest, WatchReplaysRetainedEventsThenDeliversLiveOnesWithoutGaps) {
   EXPECT_FALSE((*w)->Done());
 }
 
+TEST_P(StorageTest, ReadyCallbackFiresOncePerDrainAndAtOnceWhenEventsArePending) {
+  Open();
+  auto w = s().Watch("/r/", 0);
+  ASSERT_TRUE(w.ok());
+  int calls = 0;
+  ASSERT_TRUE((*w)->SetReadyCallback([&calls] { ++calls; }));
+  EXPECT_EQ(calls, 0);  // nothing pending yet
+  MustCreate("/r/a", "a");
+  EXPECT_EQ(calls, 1);
+  MustCreate("/r/b", "b");
+  MustCreate("/x", "not under the prefix");
+  EXPECT_EQ(calls, 1);  // once until the consumer drains
+  EXPECT_EQ(Drain(**w).size(), 2u);
+  MustUpdate("/r/a", "a2");
+  EXPECT_EQ(calls, 2);  // news again after the drain
+
+  // Set while events are pending: called at once.
+  ASSERT_TRUE((*w)->SetReadyCallback(nullptr));
+  MustUpdate("/r/b", "b2");
+  EXPECT_EQ(calls, 2);  // removed: not called
+  int second = 0;
+  ASSERT_TRUE((*w)->SetReadyCallback([&second] { ++second; }));
+  EXPECT_EQ(second, 1);
+  EXPECT_EQ(Drain(**w).size(), 2u);
+
+  // The end of the watch is news too.
+  (*w)->Close();
+  EXPECT_EQ(second, 2);
+  ASSERT_TRUE((*w)->SetReadyCallback(nullptr));
+}
+
+TEST_P(StorageTest, AWatchWithAReadyCallbackDoesNotCoalesce) {
+  StorageOptions o = Options();
+  o.watch_coalesce = std::chrono::hours(1);  // a lingering Next would never return in time
+  Open(o);
+  auto w = s().Watch("/c/", 0);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->SetReadyCallback([] {}));
+  for (int round = 0; round < 3; ++round) {
+    MustCreate("/c/" + std::to_string(round) + "a", "x");
+    MustCreate("/c/" + std::to_string(round) + "b", "x");
+    // With events pending, Next returns them at once every time; without the callback the
+    // third call would linger for the coalescing period (the stream counts as busy by then).
+    EXPECT_EQ((*w)->Next(Far(), {}).size(), 2u) << round;
+  }
+  ASSERT_TRUE((*w)->SetReadyCallback(nullptr));
+}
+
 TEST_P(StorageTest, WatchFromZeroStartsAtTheCurrentRevision) {
   Open();
   MustCreate("/a", "a");

@@ -32,6 +32,7 @@ bool WatchState::Push(const StorageEvent& event) {
   // Only a parked consumer needs a wake-up: it re-checks the buffer before parking again. A
   // coalescing one is woken early only when its buffer fills up or the watch ended.
   if (waiting_ || (lingering_ && (ended_ || buffer_.size() >= LingerLimit()))) cv_.SignalAll();
+  NotifyReadyLocked();
   return !ended_;
 }
 
@@ -39,6 +40,7 @@ void WatchState::End() {
   MutexLock lock(mu_);
   ended_ = true;
   cv_.SignalAll();
+  NotifyReadyLocked();
 }
 
 void WatchState::Close() {
@@ -46,6 +48,20 @@ void WatchState::Close() {
   ended_ = true;
   buffer_.clear();
   cv_.SignalAll();
+  NotifyReadyLocked();
+}
+
+void WatchState::NotifyReadyLocked() {
+  if (!on_ready_ || ready_notified_ || (buffer_.empty() && !ended_)) return;
+  ready_notified_ = true;
+  on_ready_();
+}
+
+void WatchState::SetReadyCallback(std::function<void()> callback) {
+  MutexLock lock(mu_);
+  on_ready_ = std::move(callback);
+  ready_notified_ = false;
+  NotifyReadyLocked();
 }
 
 bool WatchState::Ended() const {
@@ -64,7 +80,7 @@ std::vector<StorageEvent> WatchState::Next(Clock& clock, Clock::TimePoint deadli
   });
   MutexLock lock(mu_);
   bool gathered = false;
-  if (fast_) {
+  if (fast_ && !on_ready_) {
     // Events have been arriving faster than coalesce_: let them gather until coalesce_ after
     // the last return (real time), or the caller's deadline if that comes first.
     const auto steady_now = std::chrono::steady_clock::now();
@@ -95,6 +111,7 @@ std::vector<StorageEvent> WatchState::Next(Clock& clock, Clock::TimePoint deadli
     fast_ = !buffer_.empty() && (gathered || now - last_return_ < coalesce_ / 2);
     last_return_ = now;
   }
+  ready_notified_ = false;  // the next event (or the end) is news again
   std::vector<StorageEvent> out;
   out.swap(buffer_);
   return out;

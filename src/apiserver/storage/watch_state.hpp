@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -54,8 +55,13 @@ class WatchState final {
   bool Overflowed() const KUBE_EXCLUDES(mu_);
   /// See `Watcher::Progress`.
   Revision Progress() const KUBE_EXCLUDES(mu_);
+  /// See `Watcher::SetReadyCallback`.
+  void SetReadyCallback(std::function<void()> callback) KUBE_EXCLUDES(mu_);
 
  private:
+  // Calls the ready callback if one is set and it has not been called since the last Next.
+  void NotifyReadyLocked() KUBE_REQUIRES(mu_);
+
   // Buffered events at which a coalescing consumer stops waiting (half the capacity).
   std::size_t LingerLimit() const { return capacity_ / 2 > 0 ? capacity_ / 2 : 1; }
 
@@ -77,6 +83,9 @@ class WatchState final {
   bool fast_ KUBE_GUARDED_BY(mu_) = false;
   bool lingering_ KUBE_GUARDED_BY(mu_) = false;
   std::chrono::steady_clock::time_point last_return_ KUBE_GUARDED_BY(mu_){};
+  // SetReadyCallback: the callback, and whether it was called since the last Next.
+  std::function<void()> on_ready_ KUBE_GUARDED_BY(mu_);
+  bool ready_notified_ KUBE_GUARDED_BY(mu_) = false;
 };
 
 /// The `Watcher` handle given to callers: a thin owner of a shared WatchState.
@@ -96,6 +105,10 @@ class WatcherImpl final : public Watcher {
   bool Overflowed() const override { return state_->Overflowed(); }
   void Close() override { state_->Close(); }
   Revision Progress() const override { return state_->Progress(); }
+  bool SetReadyCallback(std::function<void()> callback) override {
+    state_->SetReadyCallback(std::move(callback));
+    return true;
+  }
 
  private:
   std::shared_ptr<WatchState> state_;

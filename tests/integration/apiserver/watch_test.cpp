@@ -2,6 +2,8 @@
 // 410 ERROR event, selector transitions, watch-list, Table events, and stream termination.
 
 #include <chrono>
+#include <memory>
+#include <vector>
 
 #include "fixture.hpp"
 
@@ -225,6 +227,49 @@ TEST_F(WatchTest, StoppingTheServerEndsOpenWatchesPromptly) {
   server_->Stop();
   EXPECT_TRUE(w->Ended(10s));
   EXPECT_LT(std::chrono::steady_clock::now() - start, 8s);
+}
+
+TEST_F(WatchTest, AClientThatStopsReadingDoesNotDelayTheOtherWatches) {
+  // One delivery thread writes the live events of every watch (RestOptions::
+  // watch_delivery_period). A client that stops reading must not stall it: its stream goes back
+  // to its own thread, which blocks in its write, while the other watches keep getting events.
+  const std::string rv = std::to_string(storage().CurrentRevision());
+  auto stalled = std::make_unique<StreamReader>(port(), std::string(kCm) + "?watch=1&resourceVersion=" + rv,
+                                                Headers{}, /*paused=*/true);
+  ASSERT_EQ(stalled->Status(), 200);
+  auto live = Watch("resourceVersion=" + rv);
+  // 30 x 512 KiB: far more than the stalled stream's socket buffers hold (loopback receive
+  // buffers grow to a few MiB).
+  const std::string data = R"({"k":")" + std::string(512 * 1024, 'x') + "\"}";
+  constexpr int kObjects = 30;
+  for (int i = 0; i < kObjects; ++i) {
+    CreateConfigMap("default", "cm-" + std::to_string(i), "{}", data);
+    auto e = live->NextEvent(10s);
+    ASSERT_FALSE(e.is_null()) << "the live watch got no event " << i << " while the other one is stalled";
+    EXPECT_EQ(Name(e), "cm-" + std::to_string(i));
+  }
+  // The stalled client reads again: it gets everything, in order.
+  stalled->Resume();
+  for (int i = 0; i < kObjects; ++i) {
+    auto e = stalled->NextEvent(10s);
+    ASSERT_FALSE(e.is_null()) << "event " << i;
+    EXPECT_EQ(Name(e), "cm-" + std::to_string(i));
+  }
+}
+
+TEST_F(WatchTest, ManyWatchesGetEveryEventInOrder) {
+  const std::string rv = std::to_string(storage().CurrentRevision());
+  std::vector<std::unique_ptr<StreamReader>> watches;
+  for (int i = 0; i < 20; ++i) watches.push_back(Watch("resourceVersion=" + rv));
+  constexpr int kObjects = 100;
+  for (int i = 0; i < kObjects; ++i) CreateConfigMap("default", "cm-" + std::to_string(i));
+  for (std::size_t w = 0; w < watches.size(); ++w) {
+    for (int i = 0; i < kObjects; ++i) {
+      auto e = watches[w]->NextEvent(10s);
+      ASSERT_FALSE(e.is_null()) << "watch " << w << " event " << i;
+      ASSERT_EQ(Name(e), "cm-" + std::to_string(i)) << "watch " << w;
+    }
+  }
 }
 
 class SlowWatcherTest : public ApiServerTest {

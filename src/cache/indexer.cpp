@@ -126,14 +126,32 @@ ObjectPtr Indexer::AddLocked(const ObjectPtr& obj) {
   const Stored s = MakeStored(obj);
   ObjectPtr old;
   auto it = items_.find(s);
-  if (it != items_.end()) {
-    const Stored prev = *it;
-    for (std::size_t i = 0; i < index_funcs_.size(); ++i) UnindexLocked(i, prev);
-    items_.erase(it);
-    old = prev.obj;
+  if (it == items_.end()) {
+    items_.insert(s);
+    for (std::size_t i = 0; i < index_funcs_.size(); ++i) IndexLocked(i, s);
+    return old;
   }
-  items_.insert(s);
-  for (std::size_t i = 0; i < index_funcs_.size(); ++i) IndexLocked(i, s);
+  const Stored prev = *it;
+  old = prev.obj;
+  for (std::size_t i = 0; i < index_funcs_.size(); ++i) {
+    if (i == builtin_ns_index_ && custom_key_ == nullptr) {
+      // The store key is "<namespace>/<name>": an object replacing one with the same key has
+      // the same namespace, so its namespace posting only needs the new pointer (no erase and
+      // insert, no second look at the replaced object).
+      auto posting = postings_[i].find(obj->Namespace());
+      if (posting != postings_[i].end()) {
+        auto entry = posting->second.find(s);
+        if (entry != posting->second.end()) {
+          const_cast<Stored&>(*entry).obj = obj;  // hash and key unchanged: the set stays valid
+          continue;
+        }
+      }
+    }
+    UnindexLocked(i, prev);
+    IndexLocked(i, s);
+  }
+  // Same key, same hash: replace the pointer in place rather than erase and insert.
+  const_cast<Stored&>(*it).obj = obj;
   return old;
 }
 

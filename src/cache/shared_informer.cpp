@@ -1,11 +1,20 @@
 #include <kube/cache/shared_informer.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <exception>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include <kube/base/spin.hpp>
+
 namespace kube::cache {
+namespace {
+// How long a handler thread spins for the next notification before it parks (see Loop).
+constexpr std::chrono::microseconds kListenerSpin{20};
+}  // namespace
 
 struct SharedIndexInformer::Notification {
   enum class Kind { kAdd, kUpdate, kDelete };
@@ -44,6 +53,7 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
     MutexLock lock(mu_);
     if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) ++pending_initial_;
     buffer_.push_back(std::move(n));
+    buffered_.store(true, std::memory_order_relaxed);
     // The handler thread waits only on an empty buffer (it takes the whole buffer at once), so
     // only the first notification of a batch needs to wake it.
     if (waiting_) cv_.SignalAll();
@@ -102,6 +112,11 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
     MaybeNotifySynced();
     std::deque<Notification> batch;
     while (true) {
+      // Spin briefly for the next notification before parking (see DeltaFifo::Pop): the FIFO's
+      // thread need not wake us across CPUs for each one.
+      if (!buffered_.load(std::memory_order_relaxed)) {
+        SpinFor(kListenerSpin, [this] { return buffered_.load(std::memory_order_relaxed); });
+      }
       {
         MutexLock lock(mu_);
         while (buffer_.empty() && !stop.stop_requested()) {
@@ -112,19 +127,48 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
         if (stop.stop_requested()) return;
         // Everything buffered so far in one lock round trip (the deques swap their storage).
         batch.swap(buffer_);
+        buffered_.store(false, std::memory_order_relaxed);
       }
+      // Bookkeeping is applied once per slice of the batch, not once per notification: the
+      // FIFO's thread takes mu_ for every notification it adds, and during an initial sync a
+      // lock round trip per handled add made the two threads contend on it.
+      Tally tally;
       while (!batch.empty()) {
         // Removal stops the thread after the notification in progress.
-        if (stop.stop_requested()) return;
+        if (stop.stop_requested()) return Apply(tally);
         const Notification n = std::move(batch.front());
         batch.pop_front();
-        Deliver(n);
+        Deliver(n, tally);
+        if (tally.handled == kTallySlice) Apply(std::exchange(tally, Tally{}));
       }
+      Apply(tally);
     }
   }
 
-  // Runs the handler for `n` without any lock held, then does the bookkeeping.
-  void Deliver(const Notification& n) {
+  // Notifications handled since the bookkeeping was last applied.
+  struct Tally {
+    int64_t handled = 0;
+    int64_t initial = 0;  // handled adds that were in the initial list
+    int64_t errors = 0;   // handler calls that threw
+  };
+  // Applied at least this often within a large batch (so HasSynced does not wait for its end).
+  static constexpr int64_t kTallySlice = 256;
+
+  // Records `t` (pending initial notifications, errors) and notifies synced when it is due.
+  void Apply(const Tally& t) {
+    if (t.initial == 0 && t.errors == 0) return;  // nothing to record: no lock round trip
+    bool check_synced = false;
+    {
+      MutexLock lock(mu_);
+      errors_ += t.errors;
+      pending_initial_ -= t.initial;
+      check_synced = !synced_ && pending_initial_ == 0;
+    }
+    if (check_synced) MaybeNotifySynced();
+  }
+
+  // Runs the handler for `n` without any lock held and counts it in `tally`.
+  void Deliver(const Notification& n, Tally& tally) {
     bool failed = false;
     try {
       switch (n.kind) {
@@ -139,16 +183,9 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
       failed = true;
       log::Error("event handler threw a non-standard exception", {{"informer", informer_.Name()}});
     }
-    const bool initial = n.kind == Notification::Kind::kAdd && n.is_in_initial_list;
-    if (!failed && !initial) return;  // nothing to record: no lock round trip
-    bool check_synced = false;
-    {
-      MutexLock lock(mu_);
-      if (failed) ++errors_;
-      if (initial) --pending_initial_;
-      check_synced = !synced_ && pending_initial_ == 0;
-    }
-    if (check_synced) MaybeNotifySynced();
+    ++tally.handled;
+    if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) ++tally.initial;
+    if (failed) ++tally.errors;
   }
 
   std::shared_ptr<ResourceEventHandler> handler_;
@@ -157,6 +194,7 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
   CondVar cv_;
   std::deque<Notification> buffer_ KUBE_GUARDED_BY(mu_);
   bool waiting_ KUBE_GUARDED_BY(mu_) = false;  // the handler thread is blocked on cv_
+  std::atomic<bool> buffered_{false};  // !buffer_.empty(), readable without the lock
   int64_t pending_initial_ KUBE_GUARDED_BY(mu_) = 0;
   int64_t errors_ KUBE_GUARDED_BY(mu_) = 0;
   bool synced_ KUBE_GUARDED_BY(mu_) = false;  // latched: HasSynced held once

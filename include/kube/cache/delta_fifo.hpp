@@ -146,6 +146,9 @@ class DeltaFifo final {
   // populated_ && initial_population_count_ == 0, readable without the lock (HasSynced is polled
   // by every handler registration and after each Pop).
   std::atomic<bool> synced_{false};
+  // !queue_.empty() || closed_, readable without the lock: Pop spins on it briefly before it
+  // parks (kPopSpin).
+  std::atomic<bool> pop_ready_{false};
 };
 
 }  // namespace kube::cache

@@ -1,6 +1,6 @@
 // Full-stack informer benchmark (issue 6): the embedded API server (memory storage, plain HTTP)
-// holds n ConfigMaps of BenchObject size (same metadata, labels and annotations as a BenchObject;
-// its 30 spec fields as 30 data strings); an informer over the client ListerWatcher syncs them
+// serves n BenchObjects (../shared/bench/README.md) through their CustomResourceDefinition
+// (bench.example.com/v1 benchobjects); an informer over the client ListerWatcher syncs them
 // (time to HasSynced; peak RSS during the sync relative to the steady state afterwards), then
 // 20k PATCHes from 2 writer threads are timed until the last MODIFIED reaches the handler.
 // Run: build/release/bench/cache/cache_stack_bench [n=100000] [list|watchlist]
@@ -22,6 +22,8 @@
 #include <kube/cache/client_lister_watcher.hpp>
 #include <kube/cache/shared_informer.hpp>
 #include <kube/client/dynamic_client.hpp>
+
+#include "common/bench_objects.hpp"
 
 namespace {
 
@@ -47,24 +49,6 @@ long StatusKb(const std::string& field) {
 void ResetPeakRss() {
   std::ofstream out("/proc/self/clear_refs");
   out << "5";
-}
-
-std::string ConfigMapJson(int64_t i) {
-  std::string out = fmt::format(
-      R"({{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"bench-object-{:06d}",)"
-      R"("namespace":"namespace-{:02d}","labels":{{"app.kubernetes.io/name":"bench-app-{:02d}",)"
-      R"("app.kubernetes.io/instance":"instance-{:06d}","app.kubernetes.io/component":"component-{}",)"
-      R"("app.kubernetes.io/part-of":"bench-suite","tier":"{}"}},"annotations":{{)"
-      R"("bench.example.com/description":"benchmark object number {:06d} used for informer memory and throughput measurement",)"
-      R"("bench.example.com/owner":"team-{:02d}@example.com","bench.example.com/checksum":"{:064x}"}}}},"data":{{)",
-      i, i % 100, i % 50, i, i % 5, i % 2 == 0 ? "backend" : "frontend", i, i % 20, i * 2654435761u);
-  for (int k = 0; k < 10; ++k) out += fmt::format(R"("stringField{:02d}":"v{:02d}-{:012d}",)", k, k, i);
-  for (int k = 0; k < 10; ++k) out += fmt::format(R"("intField{:02d}":"{}",)", k, i * (k + 1) + k);
-  for (int k = 0; k < 10; ++k) {
-    out += fmt::format(R"("boolField{:02d}":"{}"{})", k, (i + k) % 2 == 0 ? "true" : "false", k < 9 ? "," : "");
-  }
-  out += "}}";
-  return out;
 }
 
 // Runs fn(i) for i in [0, n) on `threads` threads.
@@ -102,17 +86,33 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 100; ++i) {
     (void)namespaces.Create(*Object::Parse(fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"namespace-{:02d}"}}}})", i)).value());
   }
-  const GroupVersionResource configmaps{"", "v1", "configmaps"};
+  const GroupVersionResource objects{"bench.example.com", "v1", "benchobjects"};
+  client::Api crds(rest, {"apiextensions.k8s.io", "v1", "customresourcedefinitions"});
+  if (auto r = crds.Create(*Object::Parse(bench::BenchObjectCrdJson()).value()); !r.ok()) {
+    std::fprintf(stderr, "CRD: %s\n", r.error().ToString().c_str());
+    return 1;
+  }
+  // The resource is served once the CRD is Established: retry the first create until then.
+  for (int attempt = 0;; ++attempt) {
+    auto r = client::Api(rest, objects, "namespace-00").Create(*Object::Parse(bench::BenchObjectCreateBody(0)).value());
+    if (r.ok()) break;
+    if (attempt > 500) {
+      std::fprintf(stderr, "create: %s\n", r.error().ToString().c_str());
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::atomic<int> failures{0};
-  std::size_t json_bytes = ConfigMapJson(0).size();
+  const std::size_t json_bytes = bench::BenchObjectJson(0).size();
   const auto p0 = SteadyClock::now();
-  Parallel(n, 4, [&](int i) {
-    client::Api api(rest, configmaps);
-    if (!api.Create(*Object::Parse(ConfigMapJson(i)).value()).ok()) failures.fetch_add(1);
+  Parallel(n - 1, 4, [&](int j) {
+    const int i = j + 1;
+    client::Api api(rest, objects, fmt::format("namespace-{:02d}", i % 100));
+    if (!api.Create(*Object::Parse(bench::BenchObjectCreateBody(i)).value()).ok()) failures.fetch_add(1);
   });
   const auto p1 = SteadyClock::now();
-  std::printf("populate                 %d ConfigMaps (%zu B JSON each) in %.1f s, %d failures\n", n, json_bytes,
-              Seconds(p0, p1), failures.load());
+  std::printf("populate                 %d BenchObjects through their CRD (%zu B JSON each) in %.1f s, %d failures\n", n,
+              json_bytes, Seconds(p0, p1), failures.load());
 
   malloc_trim(0);
   const long base_kb = StatusKb("VmRSS");
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   io.name = "stack";
   io.transform = StripManagedFields;
   io.reflector.use_watch_list = watch_list;
-  SharedIndexInformer informer(NewClientListerWatcher(client::Api(rest, configmaps)), io);
+  SharedIndexInformer informer(NewClientListerWatcher(client::Api(rest, objects)), io);
   std::atomic<int64_t> updates{0};
   auto handler = std::make_shared<ResourceEventHandlerFuncs>();
   handler->update = [&](const ObjectPtr&, const ObjectPtr&) { updates.fetch_add(1, std::memory_order_relaxed); };
@@ -145,9 +145,9 @@ int main(int argc, char** argv) {
   const int n_events = std::min(n, 20000);
   const auto e0 = SteadyClock::now();
   Parallel(n_events, 2, [&](int i) {
-    client::Api api(rest, configmaps, fmt::format("namespace-{:02d}", i % 100));
+    client::Api api(rest, objects, fmt::format("namespace-{:02d}", i % 100));
     (void)api.Patch(fmt::format("bench-object-{:06d}", i), PatchType::kMerge,
-                    R"({"data":{"stringField00":"patched"}})");
+                    R"({"spec":{"stringField00":"patched"}})");
   });
   const auto e1 = SteadyClock::now();
   while (updates.load() < n_events) std::this_thread::sleep_for(std::chrono::milliseconds(1));

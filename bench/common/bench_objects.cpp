@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <openssl/sha.h>
 
+#include <boost/json.hpp>
 #include <fmt/format.h>
 
 namespace kube::bench {
@@ -57,5 +58,23 @@ std::string BenchEventJson(int64_t i, int64_t rv) {
 }
 
 std::size_t HeapInUse() { return mallinfo2().uordblks; }
+
+std::string_view BenchObjectCrdJson() {
+  return R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",)"
+         R"("metadata":{"name":"benchobjects.bench.example.com"},)"
+         R"("spec":{"group":"bench.example.com","scope":"Namespaced",)"
+         R"("names":{"plural":"benchobjects","singular":"benchobject","kind":"BenchObject","listKind":"BenchObjectList"},)"
+         R"("versions":[{"name":"v1","served":true,"storage":true,)"
+         R"("schema":{"openAPIV3Schema":{"type":"object","properties":{)"
+         R"("spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}})";
+}
+
+std::string BenchObjectCreateBody(int64_t i) {
+  auto v = boost::json::parse(BenchObjectJson(i));
+  auto& meta = v.as_object()["metadata"].as_object();
+  meta.erase("uid");
+  meta.erase("resourceVersion");
+  return boost::json::serialize(v);
+}
 
 }  // namespace kube::bench

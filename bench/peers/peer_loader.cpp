@@ -49,14 +49,6 @@ double Ms(SteadyClock::time_point a, SteadyClock::time_point b) {
 
 const GroupVersionResource kBenchObjects{"bench.example.com", "v1", "benchobjects"};
 
-constexpr const char* kCrd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
- "metadata":{"name":"benchobjects.bench.example.com"},
- "spec":{"group":"bench.example.com","scope":"Namespaced",
-  "names":{"plural":"benchobjects","singular":"benchobject","kind":"BenchObject","listKind":"BenchObjectList"},
-  "versions":[{"name":"v1","served":true,"storage":true,
-   "schema":{"openAPIV3Schema":{"type":"object","properties":{
-    "spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}})";
-
 // Runs fn(i) for i in [0, n) on `threads` threads.
 template <typename Fn>
 void Parallel(int64_t n, int threads, Fn fn) {
@@ -67,16 +59,6 @@ void Parallel(int64_t n, int threads, Fn fn) {
       for (int64_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
     });
   }
-}
-
-// BenchObject i as a create body: the generator's JSON without uid / resourceVersion (set by the
-// server; a create carrying a resourceVersion is rejected).
-std::string CreateBody(int64_t i) {
-  auto v = boost::json::parse(bench::BenchObjectJson(i));
-  auto& meta = v.as_object()["metadata"].as_object();
-  meta.erase("uid");
-  meta.erase("resourceVersion");
-  return boost::json::serialize(v);
 }
 
 struct Child {
@@ -198,7 +180,7 @@ int main(int argc, char** argv) {
   auto rest = client::RestClient::Create(config).value();
 
   client::Api crds(rest, {"apiextensions.k8s.io", "v1", "customresourcedefinitions"});
-  if (auto r = crds.Create(*Object::Parse(kCrd).value()); !r.ok()) {
+  if (auto r = crds.Create(*Object::Parse(bench::BenchObjectCrdJson()).value()); !r.ok()) {
     std::fprintf(stderr, "CRD: %s\n", r.error().ToString().c_str());
     return 1;
   }
@@ -210,7 +192,7 @@ int main(int argc, char** argv) {
   }
   // The CRD's resource is served once it is Established; retry the first create until then.
   for (int attempt = 0;; ++attempt) {
-    auto r = client::Api(rest, kBenchObjects, "namespace-00").Create(*Object::Parse(CreateBody(0)).value());
+    auto r = client::Api(rest, kBenchObjects, "namespace-00").Create(*Object::Parse(bench::BenchObjectCreateBody(0)).value());
     if (r.ok()) break;
     if (attempt > 500) {
       std::fprintf(stderr, "create: %s\n", r.error().ToString().c_str());
@@ -223,7 +205,7 @@ int main(int argc, char** argv) {
   Parallel(n - 1, threads, [&](int64_t j) {
     const int64_t i = j + 1;
     client::Api api(rest, kBenchObjects, fmt::format("namespace-{:02d}", i % 100));
-    if (!api.Create(*Object::Parse(CreateBody(i)).value()).ok()) failures.fetch_add(1);
+    if (!api.Create(*Object::Parse(bench::BenchObjectCreateBody(i)).value()).ok()) failures.fetch_add(1);
   });
   const auto p1 = SteadyClock::now();
   std::fprintf(stderr, "loaded %lld BenchObjects in %.1f s (%lld failures); kubeconfig %s\n",

@@ -1,5 +1,7 @@
 #include <kube/cache/lister_watcher.hpp>
 
+#include <kube/base/spin.hpp>
+
 namespace kube::cache {
 
 namespace {
@@ -18,26 +20,39 @@ class StreamHandle final : public WatchStream {
 }  // namespace
 
 Result<std::optional<WatchEvent>> FakeListerWatcher::Stream::Next() {
-  MutexLock lock(mu_);
-  while (pending_.empty() && !stopped_) cv_.Wait(mu_);
-  if (stopped_) return std::optional<WatchEvent>{};
-  auto next = std::move(pending_.front());
-  pending_.pop_front();
+  if (taken_.empty()) {
+    // Everything pushed so far in one lock round trip: a fast producer and this consumer then
+    // rarely meet on the mutex, and the producer signals only a parked consumer.
+    MutexLock lock(mu_);
+    while (pending_.empty() && !stopped_) {
+      waiting_ = true;
+      cv_.Wait(mu_);
+      waiting_ = false;
+    }
+    if (stopped_) return std::optional<WatchEvent>{};
+    taken_.swap(pending_);
+  } else if (stop_requested_.load(std::memory_order_relaxed)) {
+    return std::optional<WatchEvent>{};
+  }
   // An End() marker stays so that later Next calls keep reporting the end.
-  if (next.ok() && !next->has_value()) pending_.push_front(std::optional<WatchEvent>{});
+  if (taken_.front().ok() && !taken_.front()->has_value()) return std::optional<WatchEvent>{};
+  auto next = std::move(taken_.front());
+  taken_.pop_front();
   return next;
 }
 
 void FakeListerWatcher::Stream::Stop() {
+  stop_requested_.store(true, std::memory_order_relaxed);
   MutexLock lock(mu_);
   stopped_ = true;
   cv_.SignalAll();
 }
 
 void FakeListerWatcher::Stream::Push(WatchEvent event) {
-  MutexLock lock(mu_);
-  pending_.emplace_back(std::optional<WatchEvent>(std::move(event)));
-  cv_.SignalAll();
+  Result<std::optional<WatchEvent>> item(std::optional<WatchEvent>(std::move(event)));
+  SpinMutexLock lock(mu_);
+  pending_.push_back(std::move(item));
+  if (waiting_) cv_.SignalAll();
 }
 
 void FakeListerWatcher::Stream::Push(WatchEventType type, std::string_view json) {

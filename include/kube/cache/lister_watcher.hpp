@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -46,7 +47,8 @@ class ListerWatcher {
 /// **Thread-safety:** all members may be called concurrently.
 class FakeListerWatcher final : public ListerWatcher {
  public:
-  /// A watch stream the test feeds.
+  /// A watch stream the test feeds. `Next` has one consumer (the reflector); the other members
+  /// may be called from any thread.
   class Stream final : public WatchStream {
    public:
     Result<std::optional<WatchEvent>> Next() override;
@@ -67,6 +69,11 @@ class FakeListerWatcher final : public ListerWatcher {
     CondVar cv_;
     std::deque<Result<std::optional<WatchEvent>>> pending_ KUBE_GUARDED_BY(mu_);
     bool stopped_ KUBE_GUARDED_BY(mu_) = false;
+    bool waiting_ KUBE_GUARDED_BY(mu_) = false;  // the consumer is parked in Next
+    std::atomic<bool> stop_requested_{false};      // stopped_, readable without the lock
+    // Events Next has taken from pending_ and not returned yet (the consumer's thread only:
+    // one consumer per stream).
+    std::deque<Result<std::optional<WatchEvent>>> taken_;
   };
 
   /// Queues the answer of the next List call.

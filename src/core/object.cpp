@@ -594,9 +594,56 @@ std::vector<std::string> StringListView::ToVector() const {
 
 ObjectPtr StripManagedFields(const ObjectPtr& obj) {
   if (!obj || !obj->HasManagedFields()) return obj;
-  // Cut the member's recorded bytes (with its separating comma) out of the text and re-scan.
+  // Fast path: splice the member's bytes out and shift every recorded span behind them (no
+  // re-parse) — unless the text names the member elsewhere (a repeated member, or a string that
+  // contains the name) or a span lies in the cut; then re-parse below.
   const std::string_view text = obj->Json();
   const Span cut = obj->managed_fields_;
+  constexpr std::string_view kName = "\"managedFields\"";
+  const uint32_t end = cut.off + cut.len;
+  const bool named_elsewhere = text.substr(0, cut.off).find(kName) != std::string_view::npos ||
+                               text.substr(end).find(kName) != std::string_view::npos;
+  if (!named_elsewhere) {
+    auto shift = [&](Span s, bool& ok) {
+      if (s.len != 0 && s.off < end && s.off + s.len > cut.off) ok = false;  // inside the cut
+      if (s.off >= end) s.off -= cut.len;
+      return s;
+    };
+    auto out = std::make_shared<Object>(Object::PrivateTag{});
+    bool ok = true;
+    out->buf_.reserve(obj->buf_.size() - cut.len);
+    out->buf_.append(obj->buf_, 0, cut.off).append(obj->buf_, end, std::string::npos);
+    out->raw_len_ = obj->raw_len_ - cut.len;
+    out->api_version_ = shift(obj->api_version_, ok);
+    out->kind_ = shift(obj->kind_, ok);
+    out->name_ = shift(obj->name_, ok);
+    out->generate_name_ = shift(obj->generate_name_, ok);
+    out->namespace_ = shift(obj->namespace_, ok);
+    out->uid_ = shift(obj->uid_, ok);
+    out->resource_version_ = shift(obj->resource_version_, ok);
+    out->creation_timestamp_ = shift(obj->creation_timestamp_, ok);
+    out->deletion_timestamp_ = shift(obj->deletion_timestamp_, ok);
+    out->generation_ = obj->generation_;
+    out->deletion_grace_period_seconds_ = obj->deletion_grace_period_seconds_;
+    out->has_deletion_grace_period_ = obj->has_deletion_grace_period_;
+    out->n_labels_ = obj->n_labels_;
+    out->n_annotations_ = obj->n_annotations_;
+    out->n_finalizers_ = obj->n_finalizers_;
+    out->refs_.reserve(obj->refs_.size());
+    for (const Span& r : obj->refs_) out->refs_.push_back(shift(r, ok));
+    out->owner_refs_.reserve(obj->owner_refs_.size());
+    for (const auto& o : obj->owner_refs_) {
+      core::internal::OwnerRefSpans c = o;
+      c.api_version = shift(o.api_version, ok);
+      c.kind = shift(o.kind, ok);
+      c.name = shift(o.name, ok);
+      c.uid = shift(o.uid, ok);
+      out->owner_refs_.push_back(c);
+    }
+    if (ok) return out;
+  }
+  // The general way: cut the member's recorded bytes (with its separating comma) out of the text
+  // and re-scan.
   std::string out;
   out.reserve(text.size() - cut.len);
   out.append(text.substr(0, cut.off));

@@ -132,6 +132,82 @@ TEST(Object, StripManagedFieldsHandlesEveryMemberPosition) {
   }
 }
 
+// The splice (no re-parse) must give exactly what a parse of the stripped text gives: every
+// accessor, including escaped metadata strings (kept unescaped after the text), labels,
+// annotations, finalizers and owner references behind or before the cut.
+TEST(Object, StripManagedFieldsEqualsAParseOfTheStrippedText) {
+  // {object, the same text without the member}
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a\u0062c","namespace":"n\"s",)"
+       R"("managedFields":[{"manager":"m","fieldsV1":{"f:data":{}}}],"uid":"u-1","resourceVersion":"7",)"
+       R"("generation":3,"creationTimestamp":"2026-01-01T00:00:00Z","labels":{"k\u00e9":"v","a":"b"},)"
+       R"("annotations":{"x":"y\n"},"finalizers":["f/one","f\/two"],)"
+       R"("ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"r\u0073","uid":"o-1","controller":true}]},"data":{"k":"v"}})",
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a\u0062c","namespace":"n\"s",)"
+       R"("uid":"u-1","resourceVersion":"7",)"
+       R"("generation":3,"creationTimestamp":"2026-01-01T00:00:00Z","labels":{"k\u00e9":"v","a":"b"},)"
+       R"("annotations":{"x":"y\n"},"finalizers":["f/one","f\/two"],)"
+       R"("ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"r\u0073","uid":"o-1","controller":true}]},"data":{"k":"v"}})"},
+      {R"({"metadata":{"labels":{"l":"1"},"ownerReferences":[{"apiVersion":"v1","kind":"K","name":"o","uid":"1"}],)"
+       R"("name":"x","deletionTimestamp":"2026-01-01T00:00:00Z","deletionGracePeriodSeconds":30,"managedFields":[]}})",
+       R"({"metadata":{"labels":{"l":"1"},"ownerReferences":[{"apiVersion":"v1","kind":"K","name":"o","uid":"1"}],)"
+       R"("name":"x","deletionTimestamp":"2026-01-01T00:00:00Z","deletionGracePeriodSeconds":30}})"},
+  };
+  for (const auto& [json, without] : cases) {
+    auto obj = MustParse(json);
+    ASSERT_TRUE(obj);
+    ASSERT_TRUE(obj->HasManagedFields());
+    auto stripped = StripManagedFields(obj);
+    auto want = MustParse(without);
+    ASSERT_TRUE(want);
+    EXPECT_EQ(stripped->Json(), want->Json());
+    EXPECT_FALSE(stripped->HasManagedFields());
+    EXPECT_EQ(stripped->ApiVersion(), want->ApiVersion());
+    EXPECT_EQ(stripped->Kind(), want->Kind());
+    EXPECT_EQ(stripped->Name(), want->Name());
+    EXPECT_EQ(stripped->Namespace(), want->Namespace());
+    EXPECT_EQ(stripped->Uid(), want->Uid());
+    EXPECT_EQ(stripped->ResourceVersion(), want->ResourceVersion());
+    EXPECT_EQ(stripped->Generation(), want->Generation());
+    EXPECT_EQ(stripped->CreationTimestamp(), want->CreationTimestamp());
+    EXPECT_EQ(stripped->DeletionTimestamp(), want->DeletionTimestamp());
+    EXPECT_EQ(stripped->Key(), want->Key());
+    ASSERT_EQ(stripped->Labels().size(), want->Labels().size());
+    for (const auto& [k, v] : want->Labels()) EXPECT_EQ(stripped->Labels().Get(k), v) << k;
+    ASSERT_EQ(stripped->Annotations().size(), want->Annotations().size());
+    for (const auto& [k, v] : want->Annotations()) EXPECT_EQ(stripped->Annotations().Get(k), v) << k;
+    EXPECT_EQ(std::vector<std::string>(stripped->Finalizers().begin(), stripped->Finalizers().end()),
+              std::vector<std::string>(want->Finalizers().begin(), want->Finalizers().end()));
+    const auto got_refs = stripped->OwnerReferences();
+    const auto want_refs = want->OwnerReferences();
+    ASSERT_EQ(got_refs.size(), want_refs.size());
+    for (std::size_t i = 0; i < want_refs.size(); ++i) {
+      EXPECT_EQ(got_refs[i].api_version, want_refs[i].api_version);
+      EXPECT_EQ(got_refs[i].kind, want_refs[i].kind);
+      EXPECT_EQ(got_refs[i].name, want_refs[i].name);
+      EXPECT_EQ(got_refs[i].uid, want_refs[i].uid);
+      EXPECT_EQ(got_refs[i].controller, want_refs[i].controller);
+    }
+    EXPECT_EQ(boost::json::value(stripped->ToJson()), boost::json::value(want->ToJson()));
+  }
+}
+
+TEST(Object, StripManagedFieldsWithTheNameElsewhereStillStripsExactly) {
+  // A repeated member, and an annotation whose value contains the member's name: the general
+  // path handles both.
+  for (const char* json : {
+           R"({"metadata":{"name":"x","managedFields":[{"a":1}],"managedFields":[{"b":2}]}})",
+           R"({"metadata":{"name":"x","annotations":{"note":"\"managedFields\":"},"managedFields":[]}})",
+       }) {
+    auto obj = MustParse(json);
+    ASSERT_TRUE(obj);
+    auto stripped = StripManagedFields(obj);
+    EXPECT_FALSE(stripped->HasManagedFields()) << json;
+    EXPECT_EQ(stripped->Name(), "x");
+    EXPECT_EQ(stripped->Json().find("\"managedFields\":["), std::string_view::npos) << stripped->Json();
+  }
+}
+
 TEST(Object, NullMetadataFieldsReadAsEmpty) {
   auto obj = MustParse(
       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","creationTimestamp":null,)"

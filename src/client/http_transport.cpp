@@ -46,6 +46,8 @@ using tcp = asio::ip::tcp;
 using Steady = std::chrono::steady_clock;
 using ErrorCode = boost::system::error_code;
 
+/// Room reserved in a connection's read buffer before reading a response body or a stream: Beast
+/// reads at most the buffer's free capacity per syscall.
 constexpr std::size_t kStreamBufferBytes = 64 * 1024;
 constexpr std::uint32_t kHeaderLimit = 64 * 1024;
 
@@ -717,6 +719,10 @@ class BeastTransport final : public HttpTransport {
       http::response_parser<http::string_body> parser;
       parser.header_limit(kHeaderLimit);
       parser.body_limit(options_.max_response_bytes);
+      // Beast sizes each socket read by the buffer's free capacity (at least 512 bytes), and the
+      // parser keeps consuming what it read: without room reserved, a LIST page of several
+      // hundred KB arrives in hundreds of small reads, each a reactor round trip.
+      c.buffer_.reserve(c.buffer_.size() + kStreamBufferBytes);
       c.SetDeadline(deadline);
       ec = c.WithStream([&](auto& stream) {
         return RunOp(c, [&](auto handler) { http::async_read(stream, c.buffer_, parser, std::move(handler)); });

@@ -53,9 +53,10 @@ int main(int argc, char** argv) {
         }
 
         // 2. The status: what we did, for which generation of the spec.
-        auto status = UpdateStatus(c.Api(kGreetings, req.key.ns), req.key, [&](ObjectBuilder& obj) {
-          return obj.Set("/status/message", boost::json::string(message));
-        });
+        auto status = UpdateStatus(
+            c.Api(kGreetings, req.key.ns), req.key,
+            [&](ObjectBuilder& obj) { return obj.Set("/status/message", boost::json::string(message)); },
+            {.observed_generation = (*greeting)->Generation()});  // the spec we acted on
         if (!status) return status.error();
         return ReconcileResult::Done();
       });

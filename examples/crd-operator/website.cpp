@@ -227,12 +227,13 @@ Result<ReconcileResult> WebsiteReconciler::Reconcile(controller::ReconcileContex
         json::object& st = Child(obj.Json(), "status");
         st["readyReplicas"] = state.ready_replicas;
         st["url"] = url;
-        const json::value* generation = obj.Find("/metadata/generation");
-        SetReadyCondition(st, state, generation != nullptr && generation->is_int64() ? generation->as_int64() : 0,
-                          now);
+        // The generation whose spec this reconcile acted on — not the one UpdateStatus fetched,
+        // which may be newer: claiming that would report a spec as observed whose children were
+        // never written (the next reconcile, queued by that change, reports it).
+        SetReadyCondition(st, state, website->Generation(), now);
         return Ok();
       },
-      {.clock = &clock_});
+      {.clock = &clock_, .observed_generation = website->Generation()});
   if (!status) {
     if (IsNotFound(status.error())) return ReconcileResult::Done();  // deleted meanwhile
     return std::move(status).error();

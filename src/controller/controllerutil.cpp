@@ -335,7 +335,8 @@ Result<ObjectPtr> UpdateStatus(const client::Api& api, const ObjectKey& key, con
         if (const auto* s = b.Find("/status")) before = *s;
         if (auto m = RunMutate(mutate, b, std::string((*got)->Namespace()), key.name); !m.ok()) return m;
         if (options.set_observed_generation) {
-          if (auto s = b.Set("/status/observedGeneration", (*got)->Generation()); !s.ok()) return s;
+          const std::int64_t observed = options.observed_generation.value_or((*got)->Generation());
+          if (auto s = b.Set("/status/observedGeneration", observed); !s.ok()) return s;
         }
         std::optional<boost::json::value> after;
         if (const auto* s = b.Find("/status")) after = *s;

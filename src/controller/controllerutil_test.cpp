@@ -349,6 +349,36 @@ TEST_F(ControllerUtilTest, UpdateStatusSetsObservedGenerationAndRetriesConflicts
   EXPECT_EQ(transport_->RequestCount(), 1u);  // nothing changed: no write
 }
 
+TEST_F(ControllerUtilTest, UpdateStatusReportsTheGenerationTheCallerActedOn) {
+  auto deployments = client_->Resource(kDeployments, "default");
+  ObjectBuilder seed("apps/v1", "Deployment");
+  seed.SetName("web").SetNamespace("default");
+  auto created = CreateOrUpdate(deployments, seed, [](ObjectBuilder& b) { return b.Set("/spec/replicas", 1); });
+  ASSERT_TRUE(created.ok());
+  const std::int64_t acted_on = created->object->Generation();
+  // The spec changes after the caller read it: the fresh copy the helper GETs is newer. (This
+  // fake server stores what it is given, so the test bumps the generation as the server would.)
+  ObjectBuilder newer(*created->object);
+  ASSERT_TRUE(newer.Set("/spec/replicas", 5).ok());
+  ASSERT_TRUE(newer.Set("/metadata/generation", acted_on + 1).ok());
+  auto updated = deployments.Update(**newer.Build());
+  ASSERT_TRUE(updated.ok());
+  ASSERT_GT((*updated)->Generation(), acted_on);
+  UpdateStatusOptions options;
+  options.clock = &clock_;
+  options.observed_generation = acted_on;
+  auto r = UpdateStatus(deployments, {"default", "web"},
+                        [](ObjectBuilder& b) { return b.Set("/status/readyReplicas", 1); }, options);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)->GetInt("/status/observedGeneration"), acted_on);  // not the newer generation
+  // Without it, the fetched generation.
+  auto fetched = UpdateStatus(deployments, {"default", "web"},
+                              [](ObjectBuilder& b) { return b.Set("/status/readyReplicas", 2); },
+                              UpdateStatusOptions{.clock = &clock_});
+  ASSERT_TRUE(fetched.ok());
+  EXPECT_EQ((*fetched)->GetInt("/status/observedGeneration"), (*updated)->Generation());
+}
+
 TEST_F(ControllerUtilTest, UpdateStatusGivesUpWhenConflictsPersist) {
   auto deployments = client_->Resource(kDeployments, "default");
   ObjectBuilder seed("apps/v1", "Deployment");

@@ -15,6 +15,8 @@
 /// ```
 
 #include <functional>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -111,13 +113,19 @@ struct UpdateStatusOptions {
   Backoff backoff = DefaultRetry();
   /// Time for the retry waits; nullptr = RealClock.
   Clock* clock = nullptr;
-  /// Set `status.observedGeneration = metadata.generation` on every attempt (the status
-  /// convention after acting on a spec).
+  /// Set `status.observedGeneration` on every attempt (the status convention after acting on a
+  /// spec): to `observed_generation` when given, else to the fetched object's generation.
   bool set_observed_generation = true;
+  /// The generation whose spec the caller acted on: the `Generation()` of the object it
+  /// reconciled. Pass it. The helper GETs a fresh copy, which may already carry a newer spec the
+  /// caller has not acted on, and `status.observedGeneration` must not claim that one (the
+  /// reconcile queued by that change reports it). nullopt: the fetched object's generation, right
+  /// only when the spec cannot have changed since the caller read it.
+  std::optional<std::int64_t> observed_generation{};
 };
 
 /// The status helper: GETs `key` through `api`, calls `mutate` on a copy of the fresh object,
-/// sets `status.observedGeneration`, and PUTs the `status` subresource with the read
+/// sets `status.observedGeneration` (see `UpdateStatusOptions::observed_generation`), and PUTs the `status` subresource with the read
 /// resourceVersion; a 409 Conflict starts over from the GET (RetryOnConflict). When the status
 /// after mutate equals the stored one nothing is written. Returns the object as last stored.
 /// **Errors:** the Get / UpdateStatus error (Conflict once retries run out), mutate's error.

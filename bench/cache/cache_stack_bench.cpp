@@ -23,6 +23,7 @@
 #include <kube/cache/shared_informer.hpp>
 #include <kube/client/dynamic_client.hpp>
 
+#include "common/bench_crd.hpp"
 #include "common/bench_objects.hpp"
 
 namespace {
@@ -82,25 +83,10 @@ int main(int argc, char** argv) {
   config.host = (*server)->url();
   config.qps = -1;
   auto rest = client::RestClient::Create(config).value();
-  client::Api namespaces(rest, {"", "v1", "namespaces"});
-  for (int i = 0; i < 100; ++i) {
-    (void)namespaces.Create(*Object::Parse(fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"namespace-{:02d}"}}}})", i)).value());
-  }
-  const GroupVersionResource objects{"bench.example.com", "v1", "benchobjects"};
-  client::Api crds(rest, {"apiextensions.k8s.io", "v1", "customresourcedefinitions"});
-  if (auto r = crds.Create(*Object::Parse(bench::BenchObjectCrdJson()).value()); !r.ok()) {
-    std::fprintf(stderr, "CRD: %s\n", r.error().ToString().c_str());
+  const GroupVersionResource objects = bench::kBenchObjectsResource;
+  if (auto failed = bench::SetUpBenchObjects(rest)) {
+    std::fprintf(stderr, "%s\n", failed->c_str());
     return 1;
-  }
-  // The resource is served once the CRD is Established: retry the first create until then.
-  for (int attempt = 0;; ++attempt) {
-    auto r = client::Api(rest, objects, "namespace-00").Create(*Object::Parse(bench::BenchObjectCreateBody(0)).value());
-    if (r.ok()) break;
-    if (attempt > 500) {
-      std::fprintf(stderr, "create: %s\n", r.error().ToString().c_str());
-      return 1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::atomic<int> failures{0};
   const std::size_t json_bytes = bench::BenchObjectJson(0).size();

@@ -36,6 +36,7 @@
 #include <kube/apiserver/apiserver.hpp>
 #include <kube/client/dynamic_client.hpp>
 
+#include "common/bench_crd.hpp"
 #include "common/bench_objects.hpp"
 
 namespace {
@@ -47,7 +48,7 @@ double Ms(SteadyClock::time_point a, SteadyClock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-const GroupVersionResource kBenchObjects{"bench.example.com", "v1", "benchobjects"};
+const GroupVersionResource kBenchObjects = bench::kBenchObjectsResource;
 
 // Runs fn(i) for i in [0, n) on `threads` threads.
 template <typename Fn>
@@ -179,26 +180,9 @@ int main(int argc, char** argv) {
   config.qps = -1;
   auto rest = client::RestClient::Create(config).value();
 
-  client::Api crds(rest, {"apiextensions.k8s.io", "v1", "customresourcedefinitions"});
-  if (auto r = crds.Create(*Object::Parse(bench::BenchObjectCrdJson()).value()); !r.ok()) {
-    std::fprintf(stderr, "CRD: %s\n", r.error().ToString().c_str());
+  if (auto failed = bench::SetUpBenchObjects(rest)) {
+    std::fprintf(stderr, "%s\n", failed->c_str());
     return 1;
-  }
-  client::Api namespaces(rest, {"", "v1", "namespaces"});
-  for (int i = 0; i < 100; ++i) {
-    (void)namespaces.Create(
-        *Object::Parse(fmt::format(R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"namespace-{:02d}"}}}})", i))
-             .value());
-  }
-  // The CRD's resource is served once it is Established; retry the first create until then.
-  for (int attempt = 0;; ++attempt) {
-    auto r = client::Api(rest, kBenchObjects, "namespace-00").Create(*Object::Parse(bench::BenchObjectCreateBody(0)).value());
-    if (r.ok()) break;
-    if (attempt > 500) {
-      std::fprintf(stderr, "create: %s\n", r.error().ToString().c_str());
-      return 1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::atomic<int64_t> failures{0};
   const auto p0 = SteadyClock::now();

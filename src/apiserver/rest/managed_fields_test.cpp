@@ -236,7 +236,7 @@ TEST(TrackUpdateTest, MoreThanTenUpdateManagersAreBucketed) {
   for (int i = 1; i <= 11; ++i) {
     json::object next = obj;
     next["data"].as_object()["k" + std::to_string(i)] = "v";
-    char name[8];
+    char name[16];  // room for any int: -O1 builds warn (format-truncation) otherwise
     std::snprintf(name, sizeof name, "m%02d", i);
     char time[32];
     std::snprintf(time, sizeof time, "2026-01-01T00:00:%02dZ", i);

@@ -85,7 +85,11 @@ std::vector<StorageEvent> WatchState::Next(Clock& clock, Clock::TimePoint deadli
     // the last return (real time), or the caller's deadline if that comes first.
     const auto steady_now = std::chrono::steady_clock::now();
     auto until = last_return_ + coalesce_;
-    const Clock::Duration caller_left = deadline - clock.Now();
+    // (Compared first: `deadline` may be TimePoint::min(), "do not wait", and the difference
+    // would overflow.)
+    const Clock::TimePoint clock_now = clock.Now();
+    const Clock::Duration caller_left =
+        deadline <= clock_now ? Clock::Duration::zero() : deadline - clock_now;
     if (caller_left < until - steady_now) {
       until = steady_now + std::max(caller_left, Clock::Duration::zero());
     }
@@ -99,6 +103,7 @@ std::vector<StorageEvent> WatchState::Next(Clock& clock, Clock::TimePoint deadli
     gathered = !buffer_.empty();
   }
   while (buffer_.empty() && !ended_ && !stop.stop_requested()) {
+    if (deadline <= clock.Now()) break;  // a past deadline (or min(): poll) never waits
     waiting_ = true;
     const bool timed_out = clock.WaitUntil(cv_, mu_, deadline);
     waiting_ = false;

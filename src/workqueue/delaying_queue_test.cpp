@@ -148,6 +148,74 @@ TEST(DelayingQueue, DueItemIsDeliveredWhileAnotherThreadFloodsAddAfter) {
   stop = true;
 }
 
+// Stalls the delivery thread on demand: it compares items only when their hashes collide, and
+// with GateHash every hash collides. GateEq waits while the gate is closed.
+std::atomic<bool> g_gate_open{true};
+struct GateHash {
+  std::size_t operator()(int) const { return 7; }
+};
+struct GateEq {
+  bool operator()(int a, int b) const {
+    while (!g_gate_open.load()) std::this_thread::yield();
+    return a == b;
+  }
+};
+using GatedQueue = DelayingQueue<int, GateHash, GateEq>;
+constexpr int kMaxPending = static_cast<int>(GatedQueue::kMaxPendingAddAfter);
+
+// Runs `calls` AddAfter calls of distinct items on another thread, counting those that returned.
+struct Producer {
+  Producer(GatedQueue& q, int first, int calls)
+      : thread([&q, first, calls, this] {
+          for (int i = first; i < first + calls; ++i) {
+            q.AddAfter(i, seconds(1));
+            returned.fetch_add(1);
+          }
+        }) {}
+  std::atomic<int> returned{0};
+  std::jthread thread;
+};
+
+TEST(DelayingQueue, AddAfterWaitsWhileTheDeliveryThreadIsBehind) {
+  FakeClock clock;
+  GatedQueue q({}, clock);
+  g_gate_open = false;
+  q.AddAfter(0, seconds(1));  // merged without a comparison...
+  q.AddAfter(1, seconds(1));  // ...but this one is compared with 0: the thread stalls there
+  // The stalled thread took at most one inbox (<= kMaxPending calls); the next fill blocks.
+  const int calls = 3 * kMaxPending;
+  Producer producer(q, 2, calls);
+  while (producer.returned.load() < kMaxPending) std::this_thread::yield();
+  for (int i = 0; i < 100'000; ++i) {
+    ASSERT_LE(producer.returned.load(), 2 * kMaxPending + 1) << "AddAfter did not wait";
+    std::this_thread::yield();
+  }
+  g_gate_open = true;  // the thread catches up, and the producer with it
+  producer.thread.join();
+  EXPECT_EQ(producer.returned.load(), calls);
+  clock.Advance(seconds(1));
+  for (int n = 0; n < calls + 2; ++n) {  // every call's item, once
+    auto item = q.Get();
+    ASSERT_TRUE(item.has_value());
+    q.Done(*item);
+  }
+  EXPECT_EQ(q.Len(), 0u);
+}
+
+TEST(DelayingQueue, ShutDownReleasesAddAfterCallsWaitingForTheDeliveryThread) {
+  FakeClock clock;
+  GatedQueue q({}, clock);
+  g_gate_open = false;
+  q.AddAfter(0, seconds(1));
+  q.AddAfter(1, seconds(1));
+  Producer producer(q, 2, 3 * kMaxPending);  // blocks once the inbox is full again
+  while (producer.returned.load() < kMaxPending) std::this_thread::yield();
+  q.ShutDown();            // with the delivery thread still stalled
+  producer.thread.join();  // would hang if the waiting call were not released
+  EXPECT_EQ(producer.returned.load(), 3 * kMaxPending);
+  g_gate_open = true;  // lets the thread finish its batch; the destructor joins it
+}
+
 TEST(DelayingQueue, ShutDownDropsWaitingItemsAndIgnoresLaterAdds) {
   FakeClock clock;
   DelayingQueue<std::string> q({}, clock);

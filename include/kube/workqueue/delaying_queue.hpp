@@ -19,6 +19,7 @@
 #include <kube/workqueue/internal/slot_table.hpp>
 #include <kube/workqueue/internal/spin_lock.hpp>
 #include <kube/workqueue/internal/time.hpp>
+#include <kube/workqueue/internal/timer_wheel.hpp>
 #include <kube/workqueue/queue.hpp>
 
 namespace kube::workqueue {
@@ -28,7 +29,8 @@ namespace kube::workqueue {
 ///  * A delay <= 0 adds at once.
 ///  * An item already waiting keeps the EARLIER of its ready times.
 ///  * One delivery thread per queue (not a thread or timer per item) keeps the waiting items in a
-///    min-heap by ready time and adds each due batch to the queue under one lock.
+///    timing wheel of 1 ms ticks (internal::TimerWheel: O(1) insert; each tick's timers are
+///    sorted when the clock reaches it) and adds each due batch to the queue under one lock.
 ///  * `AddAfter` only appends to a small inbox under a short lock; the delivery thread takes the
 ///    whole inbox at once, so a burst of `AddAfter` calls cannot starve delivery of due items.
 ///  * Delays that overflow the clock (hours::max()) wait forever instead of wrapping.
@@ -59,7 +61,8 @@ class DelayingQueue final {
 
   /// Adds `item` once `delay` has passed (any `std::chrono::duration`; saturates instead of
   /// overflowing). Counts one `workqueue_retries_total`. Ignored after shutdown.
-  /// **Blocks?** Only on a short lock. The item is copied into a recycled inbox entry and
+  /// **Blocks?** On a short lock; and while `kMaxPendingAddAfter` earlier calls are still
+  /// waiting for the delivery thread (backpressure). The item is copied into a recycled inbox entry and
   /// hashed here, outside every lock, so that the delivery thread does as little per item as
   /// possible.
   template <class Rep, class Period>
@@ -83,6 +86,14 @@ class DelayingQueue final {
     bool wake = false;
     {
       internal::SpinMutexLock lock(mu_);
+      // Backpressure (client-go: a channel of 1,000): while kMaxPendingAddAfter calls wait to
+      // be merged, the delivery thread is behind, and every further call would only make the
+      // items in the inbox later. Wait until it takes the inbox.
+      while (inbox_size_ >= kMaxPendingAddAfter && !stopping_) {
+        ++blocked_producers_;
+        room_.Wait(mu_);
+        --blocked_producers_;
+      }
       if (stopping_) return;
       if (inbox_size_ == inbox_.size()) {
         inbox_.push_back(Pending{item, hash, ready});
@@ -96,10 +107,19 @@ class DelayingQueue final {
       if (ready < wake_at_) {
         wake_at_ = ready;  // later producers need not wake the thread again for a later item
         wake = true;
+      } else if (inbox_size_ == kMaxPendingAddAfter && wake_at_ != Clock::TimePoint::min()) {
+        wake_at_ = Clock::TimePoint::min();  // the inbox is full: merge it now
+        wake = true;
       }
     }
     if (wake) cv_.Signal();
   }
+
+  /// `AddAfter` calls that may wait to be merged by the delivery thread. A call that finds this
+  /// many waiting blocks until the thread takes them (or the queue shuts down): bursts cannot
+  /// run ahead of delivery, so items with short delays are not held up behind a backlog of
+  /// unmerged calls. client-go's equivalent is its 1,000-entry `waitingForAddCh`.
+  static constexpr std::size_t kMaxPendingAddAfter = 4096;
 
   /// See `Queue::Add`.
   void Add(const T& item) { queue_.Add(item); }
@@ -138,16 +158,6 @@ class DelayingQueue final {
     Clock::TimePoint ready{};
     std::uint64_t seq = 0;  // identifies the slot's live heap entry
   };
-  struct HeapEntry {
-    Clock::TimePoint ready;
-    std::uint64_t seq;  // insertion order: FIFO among equal ready times; staleness check
-    std::uint32_t slot;
-  };
-  struct Later {
-    bool operator()(const HeapEntry& a, const HeapEntry& b) const noexcept {
-      return a.ready != b.ready ? a.ready > b.ready : a.seq > b.seq;
-    }
-  };
   using WaitTable = internal::SlotTable<T, Waiting, KeyEqual>;
 
   // Below this delay AddAfter checks the clock once more and adds an item that is already due
@@ -155,6 +165,8 @@ class DelayingQueue final {
   static constexpr Clock::Duration kShortDelay = std::chrono::microseconds(50);
   // How many inbox entries are merged between two checks for due items.
   static constexpr std::size_t kMergeSlice = 256;
+  // How many inbox entries ahead Merge prefetches the table bucket of.
+  static constexpr std::size_t kPrefetchAhead = 8;
 
   void StopDelivery() KUBE_EXCLUDES(mu_) {
     stopped_.store(true, std::memory_order_relaxed);
@@ -163,6 +175,7 @@ class DelayingQueue final {
       stopping_ = true;
     }
     cv_.SignalAll();
+    room_.SignalAll();
   }
 
   // The delivery thread.
@@ -172,6 +185,7 @@ class DelayingQueue final {
     std::vector<Pending> batch;
     for (;;) {
       std::size_t n = 0;
+      bool unblock = false;
       {
         MutexLock lock(mu_);
         for (;;) {
@@ -180,10 +194,11 @@ class DelayingQueue final {
             batch.swap(inbox_);
             n = inbox_size_;
             inbox_size_ = 0;
+            unblock = blocked_producers_ > 0;
             break;
           }
           const Clock::TimePoint now = clock_.Now();
-          const Clock::TimePoint next = NextReady();
+          const Clock::TimePoint next = NextReady(now);
           if (next <= now) break;
           const Clock::TimePoint deadline =
               std::min(next, internal::SaturatingAdd(now, heartbeat_));
@@ -192,31 +207,37 @@ class DelayingQueue final {
           wake_at_ = Clock::TimePoint::min();
         }
       }
+      if (unblock) room_.SignalAll();
       Merge(batch, n);
       DeliverDue(clock_.Now());
     }
   }
 
-  // Thread-confined: only the delivery thread touches waiting_, heap_, due_ and next_seq_.
-  Clock::TimePoint NextReady() {
-    while (!heap_.empty() && !Live(heap_.front())) PopHeap();
-    return heap_.empty() ? Clock::TimePoint::max() : heap_.front().ready;
+  // Thread-confined: only the delivery thread touches waiting_, wheel_, due_ and next_seq_.
+  // When the delivery thread must look again: the earliest live timer's ready time, or an
+  // earlier bound (the start of the next occupied tick, or a stale timer's time).
+  Clock::TimePoint NextReady(Clock::TimePoint now) {
+    wheel_.Advance(now);
+    while (const internal::TimerEntry* e = wheel_.Due()) {
+      if (Live(*e)) break;
+      wheel_.PopDue();
+    }
+    return wheel_.NextBound();
   }
 
-  bool Live(const HeapEntry& e) const { return waiting_[e.slot].data.seq == e.seq; }
-
-  void PopHeap() {
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    heap_.pop_back();
-  }
+  bool Live(const internal::TimerEntry& e) const { return waiting_[e.slot].data.seq == e.seq; }
 
   void Merge(std::vector<Pending>& batch, std::size_t count) {
     Clock::TimePoint now = clock_.Now();
+    wheel_.Advance(now);  // so that new timers land in the wheel's current turn
     for (std::size_t n = 0; n < count; ++n) {
       if (n > 0 && n % kMergeSlice == 0) {
         now = clock_.Now();
         DeliverDue(now);  // keep due items flowing while a large inbox is merged
       }
+      // The table lookups miss the cache when many items wait: ask for a later entry's
+      // bucket now, so that the misses of several entries overlap.
+      if (n + kPrefetchAhead < count) waiting_.Prefetch(batch[n + kPrefetchAhead].hash);
       Pending& p = batch[n];
       const std::size_t hash = p.hash;
       std::uint32_t i = waiting_.Find(p.item, hash);
@@ -229,8 +250,7 @@ class DelayingQueue final {
         i = waiting_.Insert(std::move(p.item), hash);  // exchanges storage with a free slot
         waiting_[i].data = Waiting{p.ready, next_seq_++};
       }
-      heap_.push_back(HeapEntry{p.ready, waiting_[i].data.seq, i});
-      std::push_heap(heap_.begin(), heap_.end(), Later{});
+      wheel_.Push(internal::TimerEntry{p.ready, waiting_[i].data.seq, i});
     }
     if constexpr (!requires(T& t) { t.clear(); }) {
       for (std::size_t n = 0; n < count; ++n) batch[n].item = T{};  // hold no resources
@@ -241,9 +261,13 @@ class DelayingQueue final {
     // Entries [0, n) of due_ are this batch; the vector keeps its entries, whose storage is
     // exchanged with the slots' (move-assignment), so a warmed queue does not allocate here.
     std::size_t n = 0;
-    while (NextReady() <= now) {
-      const std::uint32_t i = heap_.front().slot;
-      PopHeap();
+    wheel_.Advance(now);
+    while (const internal::TimerEntry* e = wheel_.Due()) {
+      if (e->ready > now) break;
+      const std::uint32_t i = e->slot;
+      const bool live = Live(*e);
+      wheel_.PopDue();
+      if (!live) continue;  // the item's ready time was moved earlier: a newer timer exists
       if (n == due_.size()) {
         due_.push_back(std::move(waiting_[i].item));
       } else {
@@ -269,6 +293,8 @@ class DelayingQueue final {
   // AddAfter calls not yet merged: entries [0, inbox_size_); later entries are spare.
   std::vector<Pending> inbox_ KUBE_GUARDED_BY(mu_);
   std::size_t inbox_size_ KUBE_GUARDED_BY(mu_) = 0;
+  std::size_t blocked_producers_ KUBE_GUARDED_BY(mu_) = 0;  // AddAfter calls waiting on room_
+  CondVar room_;  // signalled when the delivery thread takes the inbox, and on stop
   // When the delivery thread will wake by itself; TimePoint::min() while it is busy (it looks at
   // the inbox before it waits again). A producer signals only for an item due earlier.
   Clock::TimePoint wake_at_ KUBE_GUARDED_BY(mu_) = Clock::TimePoint::min();
@@ -277,7 +303,7 @@ class DelayingQueue final {
 
   [[no_unique_address]] const Hash hash_{};  // called by producers, outside the lock
   WaitTable waiting_;                 // delivery thread only: the items waiting, by item
-  std::vector<HeapEntry> heap_;       // delivery thread only: min-heap by (ready, seq)
+  internal::TimerWheel wheel_;        // delivery thread only: timers by (ready, seq)
   std::vector<T> due_;                // delivery thread only: recycled batch for AddMany
   std::uint64_t next_seq_ = 1;        // delivery thread only
   std::jthread thread_;               // last: started once everything above is constructed

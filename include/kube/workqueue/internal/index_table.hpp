@@ -37,6 +37,11 @@ class IndexTable final {
     }
   }
 
+  /// Hints the CPU to fetch the bucket where a probe for `hash` starts.
+  void Prefetch(std::uint32_t hash) const noexcept {
+    if (!buckets_.empty()) __builtin_prefetch(&buckets_[Home(hash)]);
+  }
+
   /// Adds (hash, slot); `slot` must not be present.
   void Insert(std::uint32_t hash, std::uint32_t slot) {
     assert(slot != kNone);

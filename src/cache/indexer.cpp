@@ -211,6 +211,11 @@ std::vector<ObjectPtr> Indexer::List() const {
   return out;
 }
 
+void Indexer::Reserve(std::size_t n) {
+  WriterLock lock(mu_);
+  if (n > items_.size()) items_.reserve(n);
+}
+
 std::size_t Indexer::Size() const {
   ReaderLock lock(mu_);
   return items_.size();

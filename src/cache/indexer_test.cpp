@@ -36,6 +36,21 @@ TEST(Indexer, StoresByMetaNamespaceKey) {
   EXPECT_EQ(Sorted(idx.ListKeys()), (std::vector<std::string>{"cluster-scoped", "ns1/a"}));
 }
 
+TEST(Indexer, ReserveKeepsContentAndIndexes) {
+  Indexer idx;
+  idx.Add(Obj("ns1", "a", "1"));
+  idx.Add(Obj("ns2", "b", "2"));
+  idx.Reserve(1);     // smaller than the content: nothing changes
+  idx.Reserve(5000);  // room for more: the content stays
+  EXPECT_EQ(idx.Size(), 2u);
+  EXPECT_EQ(Sorted(idx.ListKeys()), (std::vector<std::string>{"ns1/a", "ns2/b"}));
+  EXPECT_EQ(Keys(*idx.ByIndex(kNamespaceIndex, "ns2")), (std::vector<std::string>{"ns2/b"}));
+  for (int i = 0; i < 3000; ++i) idx.Add(Obj("ns3", "o" + std::to_string(i), "1"));
+  EXPECT_EQ(idx.Size(), 3002u);
+  ASSERT_NE(idx.GetByKey("ns3/o2999"), nullptr);
+  EXPECT_EQ(idx.ByIndex(kNamespaceIndex, "ns3")->size(), 3000u);
+}
+
 TEST(Indexer, UpdateReplacesTheObjectAndItsIndexEntries) {
   Indexer idx({{"by-app", [](const Object& o) {
                   auto app = o.Labels().Get("app");

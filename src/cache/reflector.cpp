@@ -219,7 +219,12 @@ ReflectorEvent Reflector::DoList(std::stop_token stop) {
       return ReflectorEvent::kListFailed;
     }
     if (!paging) list_rv = page->resource_version;
-    for (auto& item : page->items) items.push_back(std::move(item));
+    if (items.empty()) {
+      items = std::move(page->items);  // the first (or only) page: no copy
+    } else {
+      items.reserve(items.size() + page->items.size());
+      for (auto& item : page->items) items.push_back(std::move(item));
+    }
     if (page->continue_token.empty()) break;
     paging = true;
     opts.continue_token = page->continue_token;

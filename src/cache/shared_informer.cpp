@@ -210,6 +210,9 @@ class SharedIndexInformer::StoreAdapter final : public ReflectorStore {
   Result<void> Update(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Update(T(obj))); }
   Result<void> Delete(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Delete(T(obj))); }
   Result<void> Replace(const std::vector<ObjectPtr>& list, std::string_view rv) override {
+    // The store will hold about this many objects once the deltas are processed: size it once
+    // rather than in doubling steps while they are popped.
+    informer_.indexer_.Reserve(list.size());
     if (!informer_.transform_) return Notify(informer_.fifo_.Replace(list, rv));
     std::vector<ObjectPtr> transformed;
     transformed.reserve(list.size());

@@ -71,6 +71,9 @@ class Indexer final : public KeyListerGetter {
   /// Every object (unordered).
   std::vector<ObjectPtr> List() const;
   std::size_t Size() const;
+  /// Makes room for `n` objects in all (no effect when there is room already), so that adding
+  /// them one by one does not grow the store in steps. Content and indexes are unchanged.
+  void Reserve(std::size_t n);
   /// The key of `obj` per this store's KeyFunc.
   std::string KeyOf(const Object& obj) const;
 

@@ -33,6 +33,8 @@ namespace kube::workqueue {
 ///    sorted when the clock reaches it) and adds each due batch to the queue under one lock.
 ///  * `AddAfter` only appends to a small inbox under a short lock; the delivery thread takes the
 ///    whole inbox at once, so a burst of `AddAfter` calls cannot starve delivery of due items.
+///    The inbox is bounded (`kMaxPendingAddAfter`): a burst faster than the thread can merge
+///    waits for it rather than leaving short-delay items behind an ever longer backlog.
 ///  * Delays that overflow the clock (hours::max()) wait forever instead of wrapping.
 ///  * After shutdown, `AddAfter` is ignored and items still waiting are dropped.
 ///

@@ -421,11 +421,20 @@ TEST_F(CrudTest, ATerminatingNamespaceRefusesNewContentAndIsFinalizedThroughFina
   auto status = client().Patch("/api/v1/namespaces/held/status", R"({"status":{"conditions":[]}})", "application/merge-patch+json");
   EXPECT_EQ(status.status, 200) << status.body;
   EXPECT_EQ(client().Get("/api/v1/namespaces/held").status, 200);
-  // Removing spec.finalizers through /finalize completes the deletion.
-  auto current = client().Get("/api/v1/namespaces/held").Json().as_object();
-  current["spec"] = json::object{{"finalizers", json::array{}}};
-  auto finalized = client().Put("/api/v1/namespaces/held/finalize", json::serialize(current));
-  EXPECT_EQ(finalized.status, 200) << finalized.body;
+  // Removing spec.finalizers through /finalize completes the deletion. The server's namespace
+  // controller writes the deletion conditions back (the patch above cleared them) whenever it
+  // gets to it, so a read-modify-write may meet a 409: retry on conflict, as a client must.
+  int finalize_status = 0;
+  std::string finalize_body;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    auto current = client().Get("/api/v1/namespaces/held").Json().as_object();
+    current["spec"] = json::object{{"finalizers", json::array{}}};
+    auto finalized = client().Put("/api/v1/namespaces/held/finalize", json::serialize(current));
+    finalize_status = finalized.status;
+    finalize_body = finalized.body;
+    if (finalize_status != 409) break;
+  }
+  EXPECT_EQ(finalize_status, 200) << finalize_body;
   EXPECT_EQ(client().Get("/api/v1/namespaces/held").status, 404);
 }
 

@@ -63,10 +63,10 @@ class DelayingQueue final {
 
   /// Adds `item` once `delay` has passed (any `std::chrono::duration`; saturates instead of
   /// overflowing). Counts one `workqueue_retries_total`. Ignored after shutdown.
-  /// **Blocks?** On a short lock; and while `kMaxPendingAddAfter` earlier calls are still
-  /// waiting for the delivery thread (backpressure). The item is copied into a recycled inbox entry and
-  /// hashed here, outside every lock, so that the delivery thread does as little per item as
-  /// possible.
+  /// **Blocks?** On a short lock, and while `kMaxPendingAddAfter` earlier calls are still
+  /// waiting for the delivery thread (backpressure). The item is copied into a recycled inbox
+  /// entry and hashed here, outside every lock, so that the delivery thread does as little per
+  /// item as possible.
   template <class Rep, class Period>
   void AddAfter(const T& item, std::chrono::duration<Rep, Period> delay) KUBE_EXCLUDES(mu_) {
     if (stopped_.load(std::memory_order_relaxed)) return;
@@ -158,7 +158,7 @@ class DelayingQueue final {
   };
   struct Waiting {
     Clock::TimePoint ready{};
-    std::uint64_t seq = 0;  // identifies the slot's live heap entry
+    std::uint64_t seq = 0;  // identifies the slot's live timer (older timers are stale)
   };
   using WaitTable = internal::SlotTable<T, Waiting, KeyEqual>;
 

@@ -44,7 +44,9 @@ class SlotTable final {
 
   /// Hints the CPU to fetch the index bucket `Find(_, hash)` will read first (no effect on
   /// the table). For batch owners: prefetching a few items ahead overlaps their cache misses.
-  void Prefetch(std::size_t hash) const noexcept { index_.Prefetch(static_cast<std::uint32_t>(hash)); }
+  void Prefetch(std::size_t hash) const noexcept {
+    index_.Prefetch(static_cast<std::uint32_t>(hash));
+  }
 
   /// Stores `item` (which must not be present) in a fresh slot and returns its number.
   /// The slot's payload is value-initialized.

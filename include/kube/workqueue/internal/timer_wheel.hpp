@@ -119,12 +119,13 @@ class TimerWheel final {
 
   // Ticks as unsigned numbers in the order of time points: the sign bit flipped, so that
   // TimePoint::min() is tick 0 and nothing overflows.
+  static constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
   static std::uint64_t TickOf(Clock::TimePoint t) noexcept {
-    const auto u = static_cast<std::uint64_t>(t.time_since_epoch().count()) ^ (std::uint64_t{1} << 63);
+    const auto u = static_cast<std::uint64_t>(t.time_since_epoch().count()) ^ kSignBit;
     return u >> kTickShift;
   }
   static Clock::TimePoint TimeOfTick(std::uint64_t tick) noexcept {
-    const std::uint64_t u = (tick << kTickShift) ^ (std::uint64_t{1} << 63);
+    const std::uint64_t u = (tick << kTickShift) ^ kSignBit;
     return Clock::TimePoint(Clock::Duration(static_cast<Clock::Duration::rep>(u)));
   }
 

@@ -39,8 +39,10 @@ namespace kube::workqueue {
 ///  * After shutdown, `AddAfter` is ignored and items still waiting are dropped.
 ///
 /// **Thread-safety:** every member may be called concurrently, except the destructor.
-/// **Blocks?** `Get` and `ShutDownWithDrain`, as for `Queue`. **Ownership:** owns its thread; the
-/// destructor shuts down and joins it (workers must have returned from `Get`).
+/// **Blocks?** `Get` and `ShutDownWithDrain`, as for `Queue`; `AddAfter` while
+/// `kMaxPendingAddAfter` calls wait to be merged (briefly: until the delivery thread takes them).
+/// **Ownership:** owns its thread; the destructor shuts down and joins it (workers must have
+/// returned from `Get`).
 template <class T, class Hash = std::hash<T>, class KeyEqual = std::equal_to<T>>
   requires QueueItem<T, Hash, KeyEqual>
 class DelayingQueue final {

@@ -47,7 +47,8 @@ class RateLimitingQueue final {
   RateLimitingQueue& operator=(const RateLimitingQueue&) = delete;
 
   /// Adds `item` after the delay the limiter gives it (recording one more failure).
-  /// The limiter is consulted outside every queue lock.
+  /// The limiter is consulted outside every queue lock. **Blocks?** As `DelayingQueue::AddAfter`
+  /// (briefly, while its inbox of unmerged calls is full).
   void AddRateLimited(const T& item) { queue_.AddAfter(item, limiter_->When(item)); }
   /// Clears the limiter's failure history of `item` (it does not remove the item from the queue).
   void Forget(const T& item) { limiter_->Forget(item); }

@@ -11,6 +11,8 @@ DIR is what scripts/bench wrote (standard library only; nothing here measures an
   gbench/<name>.json     Google Benchmark --benchmark_format=json output (with repetitions)
   text/<name>.<r>.txt    run r of a binary with its own main (cache_bench, controller_bench):
                          "<metric> <number> [unit ...]" or "<name> key=value ..." lines
+  text/go_workqueue.<r>.txt  repetition r of bench/peers/go/workqueue (client-go's algorithms in
+                         Go): "<benchmark> metric=value ..." lines, shown beside workqueue_bench
   peers.jsonl            peer_loader records of the "peers" area (bench/peers/table.py)
   scaling.jsonl          peer_loader records of the "scaling" area
   python_decode.jsonl    python_client.py --decode-events records
@@ -354,8 +356,55 @@ def section(area, raw, ctx):
         lines += TABLE_HEAD + metric_rows(area, rows)
     if area == "decode":
         lines += python_decode_lines(raw, rows)
+    if area == "workqueue":
+        lines += go_workqueue_lines(raw, rows)
     lines.append("")
     return lines
+
+
+# go_workqueue metric -> the workqueue_bench metric it sits beside (same name otherwise).
+GO_METRIC_ALIASES = {"ns_per_item": "real time (ns)"}
+
+
+GO_NO_RATIO = {"after_burst_items"}  # a count, not a figure of merit
+
+
+def lower_is_better(metric):
+    return not metric.endswith("_per_s")
+
+
+def go_workqueue_lines(raw, rows):
+    """The workqueue shapes beside client-go's algorithms re-implemented in Go on this machine."""
+    go_data, nruns = load_text_runs(raw, "go_workqueue")
+    out = [""]
+    if nruns == 0:
+        return out + ["- Side by side with Go: no `go_workqueue` results (not run, no Go toolchain, "
+                      "or failed; see the runner's lines)."]
+    out += ["Side by side on this machine: the same shapes on client-go's workqueue algorithms "
+            "re-implemented in Go (`bench/peers/go/workqueue`, Go %s; client-go's own module cannot "
+            "be fetched here). \"kubecpp ahead by\" compares the two medians." % (
+                read_meta(raw).get("go_version", "?")),
+            "",
+            "| benchmark | metric | kubecpp median | Go median | Go [min-max] | runs | kubecpp ahead by |",
+            "|---|---|---|---|---|---|---|"]
+    for (row, metric), values in go_data.items():
+        kmetric = GO_METRIC_ALIASES.get(metric, metric)
+        kube = [v for b, m, v in rows if (b == row or b.startswith(row + "/")) and m == kmetric]
+        g_med, g_rng = spread(values)
+        if kube and metric in GO_NO_RATIO:
+            k_txt, ratio = fmt_num(statistics.median(kube[0])), ""
+        elif kube:
+            k = statistics.median(kube[0])
+            g = statistics.median(values)
+            if lower_is_better(metric):
+                ratio = "%.2fx" % (g / k) if k > 0 else "-"
+            else:
+                ratio = "%.2fx" % (k / g) if g > 0 else "-"
+            k_txt = fmt_num(k)
+        else:
+            k_txt, ratio = "-", ""
+        out.append("| %s | %s | %s | %s | %s | %d | %s |" % (row, metric, k_txt, g_med, g_rng, len(values), ratio))
+    return out
 
 
 def python_decode_lines(raw, rows):

@@ -107,6 +107,29 @@ class GbenchTables(Fixture):
         self.assertEqual(row[2], "101")
         self.assertEqual(row[5:7], ["", ""])
 
+    def test_go_side_by_side_is_absent_when_go_did_not_run(self):
+        self.assertIn("- Side by side with Go: no `go_workqueue` results", self.report())
+
+    def test_go_side_by_side_pairs_medians_by_benchmark_and_metric(self):
+        for r, (rate, late, items) in enumerate([(1.0e6, 80.0, 5), (4.0e6, 100.0, 7), (0.5e6, 60.0, 6)], 1):
+            write(os.path.join(self.raw, "text", "go_workqueue.%d.txt" % r),
+                  "BM_Queue_1MDistinctKeys_2Workers/short_keys:0 items_per_s=%.0f cpu_ns_per_item=200\n"
+                  "BM_DelayingQueue_100kAddAfter_Lateness late_p99_ms=%.1f after_burst_items=%d\n"
+                  "BM_Queue_SingleThread_AddGetDone/short_keys:0 ns_per_item=300\n" % (rate, late, items))
+        side = self.report().split("Side by side on this machine")[1]
+        # kubecpp median 2.0 M items/s, Go median 1.0 M: kubecpp ahead by 2x
+        row = row_of(side, "BM_Queue_1MDistinctKeys_2Workers/short_keys:0", "items_per_s")
+        self.assertEqual(row[2:7], ["2,000,000", "1,000,000", "[500,000-4,000,000]", "3", "2.00x"])
+        # lower is better: Go 200 ns of CPU per item, kubecpp 101: 200 / 101
+        row = row_of(side, "BM_Queue_1MDistinctKeys_2Workers/short_keys:0", "cpu_ns_per_item")
+        self.assertEqual(row[6], "1.98x")
+        # Go p99 80 ms, kubecpp 40 ms: 2x
+        self.assertEqual(row_of(side, "BM_DelayingQueue_100kAddAfter_Lateness", "late_p99_ms")[6], "2.00x")
+        # a count gets no ratio; a Go benchmark kubecpp did not run gets no kubecpp figure
+        self.assertEqual(row_of(side, "BM_DelayingQueue_100kAddAfter_Lateness", "after_burst_items")[6], "")
+        self.assertEqual(row_of(side, "BM_Queue_SingleThread_AddGetDone/short_keys:0", "ns_per_item")[2:7],
+                         ["-", "300", "[300-300]", "3", ""])
+
     def test_machine_and_command_are_in_the_report(self):
         r = self.report()
         self.assertIn("`scripts/bench --areas test`", r)

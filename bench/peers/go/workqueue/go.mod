@@ -1,0 +1,3 @@
+module kubecpp.example/bench/workqueue
+
+go 1.19

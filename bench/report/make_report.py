@@ -13,6 +13,8 @@ DIR is what scripts/bench wrote (standard library only; nothing here measures an
                          "<metric> <number> [unit ...]" or "<name> key=value ..." lines
   text/go_workqueue.<r>.txt  repetition r of bench/peers/go/workqueue (client-go's algorithms in
                          Go): "<benchmark> metric=value ..." lines, shown beside workqueue_bench
+  text/go_informer.<r>.txt   run r of bench/peers/go/informer: cache_bench's line names, shown
+                         beside the fifo and informer tables
   peers.jsonl            peer_loader records of the "peers" area (bench/peers/table.py)
   scaling.jsonl          peer_loader records of the "scaling" area
   python_decode.jsonl    python_client.py --decode-events records
@@ -357,33 +359,40 @@ def section(area, raw, ctx):
     if area == "decode":
         lines += python_decode_lines(raw, rows)
     if area == "workqueue":
-        lines += go_workqueue_lines(raw, rows)
+        lines += go_side_by_side_lines(area, raw, rows)
+    elif area in ("fifo", "informer"):
+        lines += go_side_by_side_lines(area, raw, rows, lambda r: r.startswith(prefix))
     lines.append("")
     return lines
 
 
-# go_workqueue metric -> the workqueue_bench metric it sits beside (same name otherwise).
+# A Go peer's metric -> the kubecpp metric it sits beside (same name otherwise).
 GO_METRIC_ALIASES = {"ns_per_item": "real time (ns)"}
-
-
 GO_NO_RATIO = {"after_burst_items"}  # a count, not a figure of merit
+GO_PEERS = {
+    "workqueue": ("go_workqueue", "bench/peers/go/workqueue", "workqueue algorithms"),
+    "fifo": ("go_informer", "bench/peers/go/informer", "DeltaFIFO and threadSafeMap"),
+    "informer": ("go_informer", "bench/peers/go/informer",
+                 "informer (DeltaFIFO, threadSafeMap, HandleDeltas, processorListener)"),
+}
 
 
-def lower_is_better(metric):
-    return not metric.endswith("_per_s")
+def higher_is_better(row, metric):
+    return "per_s" in metric or metric == "M/s" or row.endswith("_per_s")
 
 
-def go_workqueue_lines(raw, rows):
-    """The workqueue shapes beside client-go's algorithms re-implemented in Go on this machine."""
-    go_data, nruns = load_text_runs(raw, "go_workqueue")
+def go_side_by_side_lines(area, raw, rows, keep=lambda row: True):
+    """An area's shapes beside client-go's algorithms re-implemented in Go on this machine."""
+    binary, path, what = GO_PEERS[area]
+    go_data, nruns = load_text_runs(raw, binary)
+    go_data = {k: v for k, v in go_data.items() if keep(k[0])}
     out = [""]
     if nruns == 0:
-        return out + ["- Side by side with Go: no `go_workqueue` results (not run, no Go toolchain, "
-                      "or failed; see the runner's lines)."]
-    out += ["Side by side on this machine: the same shapes on client-go's workqueue algorithms "
-            "re-implemented in Go (`bench/peers/go/workqueue`, Go %s; client-go's own module cannot "
-            "be fetched here). \"kubecpp ahead by\" compares the two medians." % (
-                read_meta(raw).get("go_version", "?")),
+        return out + ["- Side by side with Go: no `%s` results (not run, no Go toolchain, or failed; "
+                      "see the runner's lines)." % binary]
+    out += ["Side by side on this machine: the same shapes on client-go's %s re-implemented in Go "
+            "(`%s`, Go %s; client-go's own module cannot be fetched here). \"kubecpp ahead by\" "
+            "compares the two medians." % (what, path, read_meta(raw).get("go_version", "?")),
             "",
             "| benchmark | metric | kubecpp median | Go median | Go [min-max] | runs | kubecpp ahead by |",
             "|---|---|---|---|---|---|---|"]
@@ -396,10 +405,10 @@ def go_workqueue_lines(raw, rows):
         elif kube:
             k = statistics.median(kube[0])
             g = statistics.median(values)
-            if lower_is_better(metric):
-                ratio = "%.2fx" % (g / k) if k > 0 else "-"
-            else:
+            if higher_is_better(row, metric):
                 ratio = "%.2fx" % (k / g) if g > 0 else "-"
+            else:
+                ratio = "%.2fx" % (g / k) if k > 0 else "-"
             k_txt = fmt_num(k)
         else:
             k_txt, ratio = "-", ""

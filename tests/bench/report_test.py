@@ -160,6 +160,33 @@ class TextRuns(Fixture):
         self.assertEqual(row[6], "1.36x")  # 200 / 147
         self.assertEqual(row_of(rep, "heap_per_cached_object", "B")[2], "3,000")
 
+    def test_go_informer_runs_sit_beside_the_fifo_and_informer_tables(self):
+        self.meta("fifo informer")
+        for r, (add, sync) in enumerate([(2.0, 400.0), (4.0, 600.0), (3.0, 500.0)], 1):
+            write(os.path.join(self.raw, "text", "cache_bench.%d.txt" % r),
+                  "deltafifo_add            %.2f M/s\n"
+                  "informer_sync_100k_ms      %.1f\n" % (add, sync))
+        for r, (add, sync) in enumerate([(1.0, 900.0), (1.5, 1100.0)], 1):
+            write(os.path.join(self.raw, "text", "go_informer.%d.txt" % r),
+                  "deltafifo_add            %.2f M/s\n"
+                  "informer_sync_100k_ms      %.1f\n"
+                  "informer_events_fresh_per_s 60 k\n" % (add, sync))
+        self.meta("fifo informer")
+        write(os.path.join(self.raw, "meta", "go_version"), "go1.19.8\n")
+        rep = self.report()
+        fifo, informer = rep.split("### Informer")
+        side = fifo.split("Side by side on this machine")[1]
+        self.assertIn("Go go1.19.8", fifo)
+        # a rate: kubecpp 3.00 / Go 1.25 (median of two runs)
+        self.assertEqual(row_of(side, "deltafifo_add", "M/s")[2:7], ["3.00", "1.25", "[1.00-1.50]", "2", "2.40x"])
+        self.assertNotIn("informer_sync", side)
+        side = informer.split("Side by side on this machine")[1]
+        # a time: Go 1,000 ms / kubecpp 500 ms
+        self.assertEqual(row_of(side, "informer_sync_100k_ms", "")[6], "2.00x")
+        # a Go shape kubecpp does not run: no kubecpp figure, no ratio
+        self.assertEqual(row_of(side, "informer_events_fresh_per_s", "k")[2], "-")
+        self.assertEqual(row_of(side, "informer_events_fresh_per_s", "k")[6], "")
+
     def test_cpu_figures_and_prose_are_parsed_not_taken_for_units(self):
         self.meta("fifo informer")
         for r, (wall, cpu) in enumerate([(0.39, 1.6), (0.30, 2.0), (0.47, 1.2)], 1):

@@ -1,0 +1,3 @@
+module kubecpp.example/bench/informer
+
+go 1.19

@@ -55,41 +55,52 @@ func indexOf(key string) int {
 	return i
 }
 
-// (a) and (b): 1 producer Adds 1M distinct keys (addsPerKey times each), 2 workers Get/Done.
-func producerWorkers(name string, short bool, addsPerKey int) string {
-	const n = 1000000
-	ks := keys(short, n)
-	q := newQueue()
+// startWorkers starts the benchmarks' 2 worker goroutines: each calls get until it reports
+// shutdown and handle for every item. The returned function waits for both and returns how
+// many items they got.
+func startWorkers(get func() (interface{}, bool), handle func(item interface{})) func() int {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	processed := 0
-	cpu0 := cpuSeconds()
-	t0 := time.Now()
+	total := 0
 	for w := 0; w < 2; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			c := 0
 			for {
-				item, shutdown := q.Get()
+				item, shutdown := get()
 				if shutdown {
 					break
 				}
-				q.Done(item)
+				handle(item)
 				c++
 			}
 			mu.Lock()
-			processed += c
+			total += c
 			mu.Unlock()
 		}()
 	}
+	return func() int {
+		wg.Wait()
+		return total
+	}
+}
+
+// (a) and (b): 1 producer Adds 1M distinct keys (addsPerKey times each), 2 workers Get/Done.
+func producerWorkers(name string, short bool, addsPerKey int) string {
+	const n = 1000000
+	ks := keys(short, n)
+	q := newQueue()
+	cpu0 := cpuSeconds()
+	t0 := time.Now()
+	wait := startWorkers(q.Get, q.Done)
 	for _, k := range ks {
 		for r := 0; r < addsPerKey; r++ {
 			q.Add(k)
 		}
 	}
 	q.ShutDown()
-	wg.Wait()
+	processed := wait()
 	s := time.Since(t0).Seconds()
 	cpu := cpuSeconds() - cpu0
 	line := fmt.Sprintf("%s items_per_s=%.0f cpu_ns_per_item=%.1f", name, float64(processed)/s,
@@ -135,35 +146,17 @@ func rateLimitingAdd(name string) string {
 	const n = 100000
 	ks := keys(false, n)
 	q := newRateLimitingQueue(defaultControllerRateLimiter())
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	processed := 0
 	cpu0 := cpuSeconds()
 	t0 := time.Now()
-	for w := 0; w < 2; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := 0
-			for {
-				item, shutdown := q.Get()
-				if shutdown {
-					break
-				}
-				q.Forget(item)
-				q.Done(item)
-				c++
-			}
-			mu.Lock()
-			processed += c
-			mu.Unlock()
-		}()
-	}
+	wait := startWorkers(q.Get, func(item interface{}) {
+		q.Forget(item)
+		q.Done(item)
+	})
 	for _, k := range ks {
 		q.Add(k)
 	}
 	q.ShutDown()
-	wg.Wait()
+	processed := wait()
 	s := time.Since(t0).Seconds()
 	return fmt.Sprintf("%s items_per_s=%.0f cpu_ns_per_item=%.1f\n", name, float64(processed)/s,
 		(cpuSeconds()-cpu0)*1e9/float64(processed))
@@ -177,43 +170,25 @@ func addRateLimited(name string, retries int) string {
 	q := newRateLimitingQueue(newItemExponentialFailure(time.Nanosecond, time.Millisecond))
 	var finished sync.WaitGroup
 	finished.Add(n)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	deliveries := 0
 	cpu0 := cpuSeconds()
 	t0 := time.Now()
-	for w := 0; w < 2; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := 0
-			for {
-				item, shutdown := q.Get()
-				if shutdown {
-					break
-				}
-				c++
-				if q.NumRequeues(item) <= retries {
-					q.AddRateLimited(item)
-					q.Done(item)
-				} else {
-					q.Forget(item)
-					q.Done(item)
-					finished.Done()
-				}
-			}
-			mu.Lock()
-			deliveries += c
-			mu.Unlock()
-		}()
-	}
+	wait := startWorkers(q.Get, func(item interface{}) {
+		if q.NumRequeues(item) <= retries {
+			q.AddRateLimited(item) // a failure: retry later
+			q.Done(item)
+		} else {
+			q.Forget(item)
+			q.Done(item)
+			finished.Done()
+		}
+	})
 	for _, k := range ks {
 		q.AddRateLimited(k)
 	}
 	finished.Wait()
 	s := time.Since(t0).Seconds()
 	q.ShutDown()
-	wg.Wait()
+	deliveries := wait()
 	return fmt.Sprintf("%s items_per_s=%.0f deliveries_per_s=%.0f cpu_ns_per_delivery=%.1f\n", name,
 		float64(n)/s, float64(deliveries)/s, (cpuSeconds()-cpu0)*1e9/float64(deliveries))
 }
@@ -241,25 +216,14 @@ func delayingLateness(name string) string {
 	q := newDelayingQueue()
 	var finished sync.WaitGroup
 	finished.Add(n)
-	var wg sync.WaitGroup
 	t0 := time.Now()
-	for w := 0; w < 2; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				item, shutdown := q.Get()
-				if shutdown {
-					break
-				}
-				now := time.Now()
-				i := indexOf(item.(string))
-				lateness[i] = now.Sub(ready[i]).Seconds()
-				q.Done(item)
-				finished.Done()
-			}
-		}()
-	}
+	wait := startWorkers(q.Get, func(item interface{}) {
+		now := time.Now()
+		i := indexOf(item.(string))
+		lateness[i] = now.Sub(ready[i]).Seconds()
+		q.Done(item)
+		finished.Done()
+	})
 	for i := 0; i < n; i++ {
 		ready[i] = time.Now().Add(delays[i])
 		q.AddAfter(ks[i], delays[i])
@@ -267,7 +231,7 @@ func delayingLateness(name string) string {
 	burstEnd := time.Now()
 	finished.Wait()
 	q.ShutDown()
-	wg.Wait()
+	wait()
 	var after []float64
 	for i := 0; i < n; i++ {
 		if ready[i].After(burstEnd) {

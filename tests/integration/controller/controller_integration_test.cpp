@@ -73,8 +73,22 @@ class ControllerIntegrationTest : public ::testing::Test {
     mgr_ = std::move(m).value();
     return *mgr_;
   }
-  void StartManager() {
+  // Stops the manager when it goes out of scope. Reconcilers capture the test's locals by
+  // reference, and gtest destroys those before TearDown: declared after them, this stops the
+  // workers first (a late event would otherwise reconcile against destroyed state).
+  class [[nodiscard]] RunningManager {
+   public:
+    explicit RunningManager(ControllerIntegrationTest& t) : t_(t) {}
+    RunningManager(const RunningManager&) = delete;
+    RunningManager& operator=(const RunningManager&) = delete;
+    ~RunningManager() { (void)t_.StopManager(); }
+
+   private:
+    ControllerIntegrationTest& t_;
+  };
+  RunningManager StartManager() {
     run_ = std::async(std::launch::async, [this] { return mgr_->Start(stop_.get_token()); });
+    return RunningManager(*this);
   }
   Result<void> StopManager() {
     if (!run_.valid()) return {};
@@ -124,7 +138,7 @@ TEST_F(ControllerIntegrationTest, ErrorIsRetriedUntilReconcileSucceeds) {
       });
   ASSERT_TRUE(ctrl.ok()) << ctrl.error().message;
   EXPECT_EQ((*ctrl)->Name(), "configmap");  // the For kind, lower-cased
-  StartManager();
+  auto running = StartManager();
   CreateConfigMap("flaky");
   ASSERT_TRUE(Eventually([&] { return (*ctrl)->Stats().successes >= 1; }));
   EXPECT_EQ(calls.Of("default/flaky"), 3);
@@ -141,7 +155,7 @@ TEST_F(ControllerIntegrationTest, RequeueAfterReconcilesAgainWithoutEvents) {
         return ReconcileResult::Done();
       });
   ASSERT_TRUE(ctrl.ok());
-  StartManager();
+  auto running = StartManager();
   CreateConfigMap("periodic");
   ASSERT_TRUE(Eventually([&] { return (*ctrl)->Stats().successes >= 1; }));
   EXPECT_EQ(calls.Of("default/periodic"), 4);
@@ -160,7 +174,7 @@ TEST_F(ControllerIntegrationTest, TerminalErrorIsNotRetriedAndExceptionIsRecover
         return ReconcileResult::Done();
       });
   ASSERT_TRUE(ctrl.ok());
-  StartManager();
+  auto running = StartManager();
   CreateConfigMap("invalid");
   CreateConfigMap("buggy");
   ASSERT_TRUE(Eventually([&] { return calls.Of("default/buggy") == 2; }));
@@ -203,7 +217,7 @@ TEST_F(ControllerIntegrationTest, OneKeyIsNeverReconciledConcurrentlyWithEightWo
                     return ReconcileResult::Done();
                   });
   ASSERT_TRUE(ctrl.ok());
-  StartManager();
+  auto running = StartManager();
   for (int i = 0; i < 4; ++i) CreateConfigMap("hot-" + std::to_string(i));
   for (int round = 0; round < 40; ++round) {
     for (int i = 0; i < 4; ++i) PatchConfigMap("hot-" + std::to_string(i), std::to_string(round));
@@ -223,7 +237,7 @@ TEST_F(ControllerIntegrationTest, OwnedObjectsEnqueueTheirControllerOwner) {
         return ReconcileResult::Done();
       });
   ASSERT_TRUE(ctrl.ok()) << ctrl.error().message;
-  StartManager();
+  auto running = StartManager();
   auto owner = CreateDeployment("web");
   ASSERT_NE(owner, nullptr);
   ASSERT_TRUE(Eventually([&] { return calls.Of("default/web") == 1; })) << calls.Of("default/web");
@@ -255,7 +269,7 @@ TEST_F(ControllerIntegrationTest, GenerationChangedFiltersStatusOnlyUpdates) {
                     return ReconcileResult::Done();
                   });
   ASSERT_TRUE(ctrl.ok());
-  StartManager();
+  auto running = StartManager();
   CreateDeployment("app");
   ASSERT_TRUE(Eventually([&] { return calls.Of("default/app") == 1; }));
   client::Api api(rest_, kDeployments, "default");
@@ -378,7 +392,7 @@ TEST_F(ControllerIntegrationTest, GracefulShutdownFinishesInFlightStartsNothingA
         return ReconcileResult::Done();
       });
   ASSERT_TRUE(ctrl.ok());
-  StartManager();
+  auto running = StartManager();
   CreateConfigMap("slow");
   entered.get_future().wait();
   CreateConfigMap("later");  // queued behind the slow one (one worker)
@@ -450,7 +464,7 @@ TEST_F(ControllerIntegrationTest, MetricsEndpointServesInformerAndRestClientMetr
       });
   ASSERT_TRUE(ctrl.ok()) << ctrl.error().message;
   CreateConfigMap("one");
-  StartManager();
+  auto running = StartManager();
   ASSERT_TRUE(Eventually([&] { return calls.Of("default/one") == 1; }));
   CreateConfigMap("two");
   ASSERT_TRUE(Eventually([&] { return calls.Of("default/two") == 1; }));
@@ -507,6 +521,13 @@ TEST_F(ControllerIntegrationTest, ThreeManagersElectOneLeaderAndHandOverWhenItSt
   std::vector<std::unique_ptr<Manager>> managers;
   std::vector<std::stop_source> stops(3);
   std::vector<std::future<Result<void>>> runs;
+  // On an early return (a failed ASSERT), stop every manager before `runs` waits for them.
+  struct StopAll {
+    std::vector<std::stop_source>& sources;
+    ~StopAll() {
+      for (auto& s : sources) s.request_stop();
+    }
+  } stop_all{stops};
   for (int m = 0; m < 3; ++m) {
     ManagerOptions o;
     o.rest = rest_;

@@ -207,14 +207,22 @@ void Informer(int n_objects, int n_events, bool mode_events_json, bool mode_even
   const double c0 = CpuSeconds();
   const auto t0 = Clock::now();
   std::jthread run([&](std::stop_token st) { informer.Run(st); });
+  // client-go's figure is the informer's HasSynced (store populated, notifications queued), polled
+  // every millisecond as the Go peer does; the handler's own sync (every initial add delivered)
+  // comes after it.
+  while (!informer.HasSynced()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto t_store = Clock::now();
   {
     kube::MutexLock lock(mu);
     while (!synced) cv.Wait(mu);
   }
   const auto t1 = Clock::now();
   const double c1 = CpuSeconds();
-  std::printf("informer_sync_%dk_ms      %.1f  (cpu %.1f ms; %.3f page faults/object)\n", n_objects / 1000,
-              Seconds(t0, t1) * 1e3, (c1 - c0) * 1e3, static_cast<double>(MinorFaults() - f0) / n_objects);
+  std::printf("informer_sync_%dk_ms      %.1f  (informer HasSynced, polled every 1 ms as client-go's figure)\n",
+              n_objects / 1000, Seconds(t0, t_store) * 1e3);
+  std::printf("handler_sync_%dk_ms       %.1f  (every initial add delivered to the handler; cpu %.1f ms; %.3f page faults/object)\n",
+              n_objects / 1000, Seconds(t0, t1) * 1e3, (c1 - c0) * 1e3,
+              static_cast<double>(MinorFaults() - f0) / n_objects);
   const std::size_t heap_synced = kube::bench::HeapInUse();
   const long peak_rss_synced_kb = PeakRssKb();  // before the bench builds its event buffers
 

@@ -325,7 +325,7 @@ def section(area, raw, ctx):
     if area == "workqueue":
         rows, notes = gbench_table(raw, ["workqueue_bench"])
     elif area in ("fifo", "informer"):
-        prefix = ("deltafifo_",) if area == "fifo" else ("informer_", "heap_", "peak_rss_", "json_bytes_")
+        prefix = ("deltafifo_",) if area == "fifo" else ("informer_", "handler_", "heap_", "peak_rss_", "json_bytes_")
         rows, nruns = text_table(raw, "cache_bench", lambda r: r.startswith(prefix))
         if nruns == 0:
             notes.append("- `cache_bench`: no results (not run or failed).")

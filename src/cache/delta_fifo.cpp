@@ -24,6 +24,10 @@ namespace {
 constexpr std::size_t kShrinkBuckets = 1024;
 // How long Pop spins on an empty queue before it parks (see Pop).
 constexpr std::chrono::microseconds kPopSpin{20};
+// Objects the initial Replace queues per lock hold (see ReplaceInitial).
+constexpr std::size_t kReplaceChunk = 512;
+// How long the initial Replace waits, between two chunks, for a consumer waiting on the lock.
+constexpr std::chrono::microseconds kHandoffSpin{200};
 
 // client-go dedupDeltas: two trailing Deleted deltas collapse; a real Deleted wins over a
 // DeletedFinalStateUnknown one.
@@ -75,8 +79,21 @@ const DeltaFifo::Entry* DeltaFifo::FindLocked(std::string_view key) const {
   return it == items_.end() ? nullptr : it->second;
 }
 
+bool DeltaFifo::PoppedInitialLocked() const {
+  return populated_ && initial_population_count_ == 0 && !initial_replace_open_;
+}
+
 void DeltaFifo::UpdateSyncedLocked() {
-  synced_.store(populated_ && initial_population_count_ == 0, std::memory_order_release);
+  // Synced once the last initial item is processed (in the consumer's store), not merely popped.
+  synced_.store(PoppedInitialLocked() && in_flight_initial_ == 0, std::memory_order_release);
+}
+
+void DeltaFifo::WaitIdleLocked() {
+  while (in_flight_) {
+    ++idle_waiters_;
+    cond_.Wait(mu_);
+    --idle_waiters_;
+  }
 }
 
 DeltaFifo::Entry& DeltaFifo::QueueActionLocked(DeltaType type, ObjectPtr obj,
@@ -88,7 +105,8 @@ DeltaFifo::Entry& DeltaFifo::QueueActionLocked(DeltaType type, ObjectPtr obj,
     e->key.assign(key.data(), key.size());
     items_.emplace(std::string_view(e->key), e);
     pop_ready_.store(true, std::memory_order_relaxed);
-    // Pop waits only while the queue is empty, so only a new key can be the one it waits for.
+    // Pop waits only while the queue is empty or a batch is in flight; only a new key (or the
+    // batch's end, which signals itself) can be what it waits for.
     if (waiters_ > 0) cond_.SignalAll();
   }
   e->deltas.push_back(Delta{type, std::move(obj), std::move(tombstone)});
@@ -124,6 +142,8 @@ Result<void> DeltaFifo::Delete(const ObjectPtr& obj) {
   std::string owned;
   const std::string_view key = KeyView(*obj, buf, &owned);
   SpinMutexLock lock(mu_);
+  // An object in a batch being processed is in neither the queue nor KnownObjects yet.
+  WaitIdleLocked();
   populated_ = true;
   UpdateSyncedLocked();
   if (FindLocked(key) == nullptr) {
@@ -137,8 +157,73 @@ Result<void> DeltaFifo::Delete(const ObjectPtr& obj) {
 }
 
 Result<void> DeltaFifo::Replace(const std::vector<ObjectPtr>& list, std::string_view /*resource_version*/) {
-  MutexLock lock(mu_);
+  // Not consumed: the const_cast only lets both forms share one implementation.
+  return ReplaceImpl(const_cast<std::vector<ObjectPtr>&>(list), /*consume=*/false);
+}
+
+Result<void> DeltaFifo::Replace(std::vector<ObjectPtr>&& list, std::string_view /*resource_version*/) {
+  return ReplaceImpl(list, /*consume=*/true);
+}
+
+Result<void> DeltaFifo::ReplaceImpl(std::vector<ObjectPtr>& list, bool consume) {
   const DeltaType action = options_.emit_replaced ? DeltaType::kReplaced : DeltaType::kSync;
+  {
+    MutexLock lock(mu_);
+    // One Replace at a time, and none while a batch is in flight (its keys are in neither the
+    // queue nor KnownObjects).
+    while (in_flight_ || initial_replace_open_) {
+      ++idle_waiters_;
+      cond_.Wait(mu_);
+      --idle_waiters_;
+    }
+    const bool initial = !populated_ && !initial_replace_open_ && queue_.empty() && list.size() > kReplaceChunk &&
+                         (options_.known_objects == nullptr || options_.known_objects->Empty());
+    if (!initial) {
+      ReplaceLocked(list, consume, action);
+      return Ok();
+    }
+    initial_replace_open_ = true;
+    items_.reserve(list.size());
+  }
+  ReplaceInitial(list, consume, action);
+  return Ok();
+}
+
+void DeltaFifo::ReplaceInitial(std::vector<ObjectPtr>& list, bool consume, DeltaType action) {
+  // Nothing is queued, popped or known: there are no deletions to detect (a key popped while
+  // the lock is released in between chunks was listed here or added concurrently), and no entry
+  // needs the epoch stamp, which only the deletion detection of a later Replace reads.
+  char buf[256];
+  std::string owned;
+  for (std::size_t begin = 0; begin < list.size(); begin += kReplaceChunk) {
+    const std::size_t end = std::min(list.size(), begin + kReplaceChunk);
+    {
+      SpinMutexLock lock(mu_);
+      for (std::size_t i = begin; i < end; ++i) {
+        if (!list[i]) continue;
+        const std::string_view key = KeyView(*list[i], buf, &owned);
+        ObjectPtr obj = consume ? std::move(list[i]) : list[i];
+        QueueActionLocked(action, std::move(obj), nullptr, key);
+      }
+    }
+    // A mutex is not fair: re-locking at once would keep a waiting consumer out until the whole
+    // list is queued. Let it take its batch first (it announces itself in pop_lock_waiters_).
+    if (pop_lock_waiters_.load(std::memory_order_relaxed) > 0) {
+      SpinFor(kHandoffSpin, [this] { return pop_lock_waiters_.load(std::memory_order_relaxed) == 0; });
+    }
+  }
+  MutexLock lock(mu_);
+  populated_ = true;
+  // Everything still queued is the initial population, including keys another writer added
+  // while the list was being queued (they are interleaved with it: counting only the listed
+  // keys would let HasSynced turn true before the last of them is processed).
+  initial_population_count_ = queue_.size();
+  initial_replace_open_ = false;
+  UpdateSyncedLocked();
+  if (idle_waiters_ > 0) cond_.SignalAll();
+}
+
+void DeltaFifo::ReplaceLocked(std::vector<ObjectPtr>& list, bool consume, DeltaType action) {
   // Listed keys are marked with this Replace's epoch instead of being collected in a set.
   const uint64_t epoch = ++replace_epoch_;
   std::size_t listed = 0;  // distinct listed keys
@@ -148,9 +233,11 @@ Result<void> DeltaFifo::Replace(const std::vector<ObjectPtr>& list, std::string_
   items_.reserve(items_.size() + list.size());
   char buf[256];
   std::string owned;
-  for (const auto& obj : list) {
-    if (!obj) continue;
-    Entry& e = QueueActionLocked(action, obj, nullptr, KeyView(*obj, buf, &owned));
+  for (auto& item : list) {
+    if (!item) continue;
+    const std::string_view key = KeyView(*item, buf, &owned);
+    ObjectPtr obj = consume ? std::move(item) : item;
+    Entry& e = QueueActionLocked(action, std::move(obj), nullptr, key);
     if (e.listed_epoch != epoch) {
       e.listed_epoch = epoch;
       ++listed;
@@ -187,11 +274,12 @@ Result<void> DeltaFifo::Replace(const std::vector<ObjectPtr>& list, std::string_
     initial_population_count_ = listed + queued_deletions;
     UpdateSyncedLocked();
   }
-  return Ok();
 }
 
 Result<void> DeltaFifo::Resync() {
   MutexLock lock(mu_);
+  // A key in a batch being processed must not be resynced from its stale stored state.
+  WaitIdleLocked();
   if (options_.known_objects == nullptr) return Ok();
   char buf[256];
   std::string owned;
@@ -206,50 +294,117 @@ Result<void> DeltaFifo::Resync() {
   return Ok();
 }
 
-Result<Deltas> DeltaFifo::Pop(const ProcessFunc& process) {
-  // A consumer that drains faster than its producer adds would otherwise park after every
-  // item and need a cross-CPU wake-up for the next one (costly on small VMs); a short spin
-  // usually sees the next item arrive, and a Pop that is not parked needs no signal.
-  if (!pop_ready_.load(std::memory_order_relaxed)) {
-    SpinFor(kPopSpin, [this] { return pop_ready_.load(std::memory_order_relaxed); });
-  }
-  MutexLock lock(mu_);
-  while (queue_.empty()) {
-    if (closed_) return CanceledError("DeltaFIFO: manipulating with closed queue");
-    ++waiters_;
-    cond_.Wait(mu_);
-    --waiters_;
-  }
-  const bool is_in_initial_list = !(populated_ && initial_population_count_ == 0);
+void DeltaFifo::PopFrontLocked(std::string& key, Deltas& deltas, bool& is_in_initial_list, bool& counted) {
+  is_in_initial_list = !PoppedInitialLocked();
   Entry& front = queue_.front();
   items_.erase(std::string_view(front.key));
-  std::string key = std::move(front.key);
-  Deltas deltas = std::move(front.deltas);
+  key = std::move(front.key);
+  deltas = std::move(front.deltas);
   queue_.pop_front();
-  if (queue_.empty() && !closed_) pop_ready_.store(false, std::memory_order_relaxed);
-  const bool counted = initial_population_count_ > 0;
+  counted = initial_population_count_ > 0;
   if (counted) --initial_population_count_;
+  if (queue_.empty() && !closed_) pop_ready_.store(false, std::memory_order_relaxed);
   if (items_.empty() && items_.bucket_count() > kShrinkBuckets) {
     // A drained FIFO gives back the table a big Replace grew, instead of keeping it for the
     // informer's whole life.
     items_ = decltype(items_)();
     queue_.shrink_to_fit();
   }
+}
+
+void DeltaFifo::RequeueLocked(std::string key, Deltas deltas, bool at_front) {
+  if (FindLocked(key) != nullptr) return;  // newer deltas arrived meanwhile: they win
+  Entry& e = at_front ? queue_.emplace_front() : queue_.emplace_back();
+  e.key = std::move(key);
+  e.deltas = std::move(deltas);
+  items_.emplace(std::string_view(e.key), &e);
+  pop_ready_.store(true, std::memory_order_relaxed);
+  if (waiters_ > 0) cond_.SignalAll();
+}
+
+void DeltaFifo::WaitForItemLocked() {
+  while ((queue_.empty() && !closed_) || (!queue_.empty() && in_flight_)) {
+    ++waiters_;
+    // Counted as waiting for the lock while parked: once signalled, it is (see ReplaceInitial).
+    pop_lock_waiters_.fetch_add(1, std::memory_order_relaxed);
+    cond_.Wait(mu_);
+    pop_lock_waiters_.fetch_sub(1, std::memory_order_relaxed);
+    --waiters_;
+  }
+}
+
+void DeltaFifo::SpinForItem() const {
+  // A consumer that drains faster than its producer adds would otherwise park after every
+  // item and need a cross-CPU wake-up for the next one (costly on small VMs); a short spin
+  // usually sees the next item arrive, and a Pop that is not parked needs no signal.
+  if (!pop_ready_.load(std::memory_order_relaxed)) {
+    SpinFor(kPopSpin, [this] { return pop_ready_.load(std::memory_order_relaxed); });
+  }
+}
+
+Result<Deltas> DeltaFifo::Pop(const ProcessFunc& process) {
+  SpinForItem();
+  ConsumerLock lock(*this);
+  WaitForItemLocked();
+  if (queue_.empty()) return CanceledError("DeltaFIFO: manipulating with closed queue");
+  std::string key;
+  Deltas deltas;
+  bool is_in_initial_list = false;
+  bool counted = false;
+  PopFrontLocked(key, deltas, is_in_initial_list, counted);
   // Called under the lock, by design (see the class comment).
   ProcessResult outcome = process(deltas, is_in_initial_list);
   // Synced only once the last initial item is processed (in the store): HasSynced reads the
   // flag without the lock, so it must not turn true while `process` still runs.
   if (counted) UpdateSyncedLocked();
-  if (outcome.requeue && FindLocked(key) == nullptr) {
-    Entry& e = queue_.emplace_back();
-    e.key = std::move(key);
-    e.deltas = deltas;
-    items_.emplace(std::string_view(e.key), &e);
-    pop_ready_.store(true, std::memory_order_relaxed);
-    if (waiters_ > 0) cond_.SignalAll();
-  }
+  if (outcome.requeue) RequeueLocked(std::move(key), deltas, /*at_front=*/false);
   if (!outcome.status.ok()) return std::move(outcome.status).error();
   return deltas;
+}
+
+Result<std::size_t> DeltaFifo::PopBatch(std::size_t max, const BatchProcessFunc& process) {
+  if (max == 0) return BadRequest("DeltaFifo::PopBatch: max must be positive");
+  SpinForItem();
+  std::vector<PoppedDeltas> batch;
+  std::size_t counted = 0;  // items counted against the initial population
+  {
+    ConsumerLock lock(*this);
+    WaitForItemLocked();
+    if (queue_.empty()) return CanceledError("DeltaFIFO: manipulating with closed queue");
+    batch.resize(std::min(max, queue_.size()));
+    for (PoppedDeltas& p : batch) {
+      bool c = false;
+      PopFrontLocked(p.key, p.deltas, p.is_in_initial_list, c);
+      if (c) ++counted;
+    }
+    in_flight_ = true;
+    in_flight_initial_ = counted;
+  }
+  // Ends the batch even when `process` throws: then every item goes back, at the front.
+  struct Finish {
+    DeltaFifo& fifo;
+    std::vector<PoppedDeltas>& batch;
+    bool completed = false;
+    ~Finish() {
+      ConsumerLock lock(fifo);
+      fifo.in_flight_ = false;
+      fifo.in_flight_initial_ = 0;
+      if (completed) {
+        for (PoppedDeltas& p : batch) {
+          if (p.result.requeue) fifo.RequeueLocked(p.key, p.deltas, /*at_front=*/false);
+        }
+      } else {
+        for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
+          fifo.RequeueLocked(std::move(it->key), std::move(it->deltas), /*at_front=*/true);
+        }
+      }
+      fifo.UpdateSyncedLocked();
+      if (fifo.waiters_ > 0 || fifo.idle_waiters_ > 0) fifo.cond_.SignalAll();
+    }
+  } finish{*this, batch};
+  process(std::span<PoppedDeltas>(batch));
+  finish.completed = true;
+  return batch.size();
 }
 
 void DeltaFifo::Close() {

@@ -1,5 +1,9 @@
 #include <kube/cache/delta_fifo.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <span>
+#include <stdexcept>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -213,6 +217,277 @@ TEST(DeltaFifo, NullObjectsAreRejected) {
   EXPECT_FALSE(f.Add(nullptr).ok());
   EXPECT_FALSE(f.Update(nullptr).ok());
   EXPECT_FALSE(f.Delete(nullptr).ok());
+}
+
+// ---- PopBatch ----
+
+std::vector<ObjectPtr> ManyObjects(int n, std::string_view rv = "1") {
+  std::vector<ObjectPtr> out;
+  out.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) out.push_back(Obj("n", fmt::format("o{:05d}", i), rv));
+  return out;
+}
+
+TEST(DeltaFifoPopBatch, HandsOutUpToMaxKeysOldestFirstWithTheirDeltas) {
+  DeltaFifo f;
+  ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());
+  ASSERT_TRUE(f.Add(Obj("n", "b", "1")).ok());
+  ASSERT_TRUE(f.Update(Obj("n", "a", "2")).ok());
+  ASSERT_TRUE(f.Add(Obj("n", "c", "1")).ok());
+  std::vector<std::string> keys;
+  std::vector<std::size_t> sizes;
+  auto r = f.PopBatch(2, [&](std::span<PoppedDeltas> batch) {
+    for (auto& p : batch) {
+      keys.push_back(p.key);
+      sizes.push_back(p.deltas.size());
+    }
+  });
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 2u);
+  EXPECT_EQ(keys, (std::vector<std::string>{"n/a", "n/b"}));
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{2, 1}));
+  EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"n/c"}));
+  // Fewer queued than max: all of them.
+  r = f.PopBatch(100, [&](std::span<PoppedDeltas> batch) { EXPECT_EQ(batch.size(), 1u); });
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 1u);
+  EXPECT_EQ(f.Len(), 0u);
+}
+
+TEST(DeltaFifoPopBatch, ZeroMaxIsRejectedAndClosedEmptyFifoIsCanceled) {
+  DeltaFifo f;
+  ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());
+  auto r = f.PopBatch(0, [](std::span<PoppedDeltas>) { ADD_FAILURE() << "must not be called"; });
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsBadRequest(r.error()));
+  EXPECT_EQ(f.Len(), 1u);
+  f.Close();
+  EXPECT_TRUE(f.PopBatch(8, [](std::span<PoppedDeltas>) {}).ok());  // queued before Close
+  r = f.PopBatch(8, [](std::span<PoppedDeltas>) { ADD_FAILURE() << "must not be called"; });
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsCanceled(r.error()));
+}
+
+TEST(DeltaFifoPopBatch, InitialListFlagsAndHasSyncedOnlyAfterTheBatchIsProcessed) {
+  DeltaFifo f;
+  ASSERT_TRUE(f.Replace({Obj("n", "a", "1"), Obj("n", "b", "1"), Obj("n", "c", "1")}, "5").ok());
+  ASSERT_TRUE(f.Add(Obj("n", "d", "6")).ok());
+  // The batch holds the three initial keys and a later one, flagged as client-go's Pop would.
+  bool synced_during = true;
+  std::vector<bool> initial;
+  ASSERT_TRUE(f.PopBatch(10, [&](std::span<PoppedDeltas> batch) {
+                 synced_during = f.HasSynced();
+                 for (auto& p : batch) initial.push_back(p.is_in_initial_list);
+               }).ok());
+  EXPECT_EQ(initial, (std::vector<bool>{true, true, true, false}));
+  EXPECT_FALSE(synced_during);  // the last initial key was not in the store yet
+  EXPECT_TRUE(f.HasSynced());
+}
+
+TEST(DeltaFifoPopBatch, RequeuedKeysGoBackUnlessNewerDeltasArrived) {
+  DeltaFifo f;
+  ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());
+  ASSERT_TRUE(f.Add(Obj("n", "b", "1")).ok());
+  ASSERT_TRUE(f.PopBatch(10, [&](std::span<PoppedDeltas> batch) {
+                 for (auto& p : batch) p.result = ProcessResult{BadRequest("retry"), true};
+                 // b changes while the batch is processed: its new deltas win over the requeue.
+                 ASSERT_TRUE(f.Update(Obj("n", "b", "2")).ok());
+               }).ok());
+  EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"n/b", "n/a"}));
+  EXPECT_EQ(Types(f.GetByKey("n/a")), (std::vector<DeltaType>{DeltaType::kAdded}));
+  EXPECT_EQ(Types(f.GetByKey("n/b")), (std::vector<DeltaType>{DeltaType::kUpdated}));
+}
+
+TEST(DeltaFifoPopBatch, AThrowingBatchPutsEveryKeyBackAtTheFrontInOrder) {
+  DeltaFifo f;
+  ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());
+  ASSERT_TRUE(f.Add(Obj("n", "b", "1")).ok());
+  ASSERT_TRUE(f.Add(Obj("n", "c", "1")).ok());
+  EXPECT_THROW((void)f.PopBatch(2,
+                                [&](std::span<PoppedDeltas>) {
+                                  ASSERT_TRUE(f.Add(Obj("n", "later", "1")).ok());
+                                  throw std::runtime_error("handler bug");
+                                }),
+               std::runtime_error);
+  EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"n/a", "n/b", "n/c", "n/later"}));
+  // The FIFO is usable afterwards (the batch is no longer in flight).
+  EXPECT_TRUE(f.Delete(Obj("n", "c", "2")).ok());
+  EXPECT_EQ(Types(f.GetByKey("n/c")), (std::vector<DeltaType>{DeltaType::kAdded, DeltaType::kDeleted}));
+}
+
+TEST(DeltaFifoPopBatch, DeleteOfAKeyInFlightWaitsForTheBatchSoItIsNotLost) {
+  // The key being processed is in neither the queue nor the store: a Delete that did not wait
+  // would find it unknown and drop it, leaving the object in the store for good.
+  Indexer store;
+  DeltaFifo f({.key_func = {}, .known_objects = &store, .emit_replaced = true});
+  ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());
+  std::atomic<bool> started{false};
+  std::atomic<bool> deleted{false};
+  bool deleted_during_batch = true;
+  std::jthread deleter;
+  ASSERT_TRUE(f.PopBatch(1, [&](std::span<PoppedDeltas> batch) {
+                 deleter = std::jthread([&] {
+                   started = true;
+                   EXPECT_TRUE(f.Delete(Obj("n", "a", "2")).ok());
+                   deleted = true;
+                 });
+                 while (!started) std::this_thread::yield();
+                 // Ample time for a Delete that does not wait to finish.
+                 for (int i = 0; i < 20000 && !deleted; ++i) std::this_thread::yield();
+                 deleted_during_batch = deleted;
+                 store.Add(batch[0].deltas.back().object);
+               }).ok());
+  deleter.join();
+  EXPECT_FALSE(deleted_during_batch);
+  EXPECT_EQ(Types(f.GetByKey("n/a")), (std::vector<DeltaType>{DeltaType::kDeleted}));
+}
+
+TEST(DeltaFifoPopBatch, ResyncWaitsForTheBatchSoItNeverQueuesAStaleObject) {
+  // While n/a@2 is being processed the store still holds n/a@1: a Resync then would queue a Sync
+  // of the stale object, and processing it would roll the store back.
+  Indexer store;
+  store.Add(Obj("n", "a", "1"));
+  DeltaFifo f({.key_func = {}, .known_objects = &store, .emit_replaced = true});
+  ASSERT_TRUE(f.Update(Obj("n", "a", "2")).ok());
+  std::atomic<bool> started{false};
+  std::atomic<bool> resynced{false};
+  bool resynced_during_batch = true;
+  std::jthread resyncer;
+  ASSERT_TRUE(f.PopBatch(1, [&](std::span<PoppedDeltas> batch) {
+                 resyncer = std::jthread([&] {
+                   started = true;
+                   EXPECT_TRUE(f.Resync().ok());
+                   resynced = true;
+                 });
+                 while (!started) std::this_thread::yield();
+                 for (int i = 0; i < 20000 && !resynced; ++i) std::this_thread::yield();
+                 resynced_during_batch = resynced;
+                 store.Add(batch[0].deltas.back().object);
+               }).ok());
+  resyncer.join();
+  EXPECT_FALSE(resynced_during_batch);
+  auto d = f.GetByKey("n/a");
+  ASSERT_EQ(Types(d), (std::vector<DeltaType>{DeltaType::kSync}));
+  EXPECT_EQ(d[0].object->ResourceVersion(), "2");
+}
+
+TEST(DeltaFifoPopBatch, AddAndUpdateProceedWhileABatchIsInFlight) {
+  DeltaFifo f;
+  ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());
+  ASSERT_TRUE(f.PopBatch(1, [&](std::span<PoppedDeltas>) {
+                 // Called from the processing thread itself: would deadlock if Add waited.
+                 ASSERT_TRUE(f.Add(Obj("n", "b", "1")).ok());
+                 ASSERT_TRUE(f.Update(Obj("n", "a", "2")).ok());
+               }).ok());
+  EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"n/b", "n/a"}));
+}
+
+// ---- the initial Replace, queued in chunks while a consumer pops ----
+
+TEST(DeltaFifoInitialReplace, AConcurrentConsumerGetsEveryObjectOnceAllFlaggedInitial) {
+  constexpr int kObjects = 5000;  // many chunks
+  Indexer store;
+  DeltaFifo f({.key_func = {}, .known_objects = &store, .emit_replaced = true});
+  std::atomic<bool> consumer_done{false};
+  std::vector<std::string> seen;
+  int not_initial = 0;
+  int synced_early = 0;
+  std::jthread consumer([&] {
+    while (static_cast<int>(seen.size()) < kObjects + 1) {
+      auto r = f.PopBatch(64, [&](std::span<PoppedDeltas> batch) {
+        // Another writer while the list is (most likely) still being queued: it must not make
+        // the FIFO look synced before the list's last object is processed (it may itself count
+        // as initial or not, depending on when it lands).
+        if (seen.empty()) {
+          EXPECT_TRUE(f.Add(Obj("x", "concurrent", "1")).ok());
+        }
+        for (auto& p : batch) {
+          if (p.key == "x/concurrent") {
+            seen.push_back(p.key);
+            continue;
+          }
+          if (!p.is_in_initial_list) ++not_initial;
+          if (f.HasSynced()) ++synced_early;
+          seen.push_back(p.key);
+          EXPECT_EQ(p.deltas.size(), 1u);
+          EXPECT_EQ(p.deltas[0].type, DeltaType::kReplaced);
+          store.Add(p.deltas[0].object);
+        }
+      });
+      if (!r.ok()) break;
+    }
+    consumer_done = true;
+  });
+  auto list = ManyObjects(kObjects);
+  ASSERT_TRUE(f.Replace(std::move(list), "100").ok());
+  consumer.join();
+  ASSERT_TRUE(consumer_done);
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(kObjects + 1));
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::unique(seen.begin(), seen.end()), seen.end());
+  EXPECT_EQ(not_initial, 0);
+  EXPECT_EQ(synced_early, 0);
+  EXPECT_TRUE(f.HasSynced());
+  EXPECT_EQ(store.Size(), static_cast<std::size_t>(kObjects));
+}
+
+TEST(DeltaFifoInitialReplace, NotSyncedUntilItsLastObjectIsProcessedAndALaterAddIsNotInitial) {
+  constexpr int kObjects = 3000;
+  DeltaFifo f;
+  ASSERT_TRUE(f.Replace(ManyObjects(kObjects), "100").ok());
+  EXPECT_FALSE(f.HasSynced());
+  ASSERT_TRUE(f.Add(Obj("x", "late", "101")).ok());  // after the list: not in the initial population
+  int popped = 0;
+  while (popped < kObjects) {
+    EXPECT_FALSE(f.HasSynced());
+    const auto max = static_cast<std::size_t>(std::min(700, kObjects - popped));  // not the Add yet
+    auto r = f.PopBatch(max, [&](std::span<PoppedDeltas> batch) {
+      for (auto& p : batch) EXPECT_TRUE(p.is_in_initial_list) << p.key;
+    });
+    ASSERT_TRUE(r.ok());
+    popped += static_cast<int>(*r);
+  }
+  EXPECT_TRUE(f.HasSynced());
+  bool initial = true;
+  PopOne(f, &initial);
+  EXPECT_FALSE(initial);  // the Add came after the list
+}
+
+TEST(DeltaFifoInitialReplace, ALaterLargeRelistStillDetectsDeletions) {
+  // Only the first Replace into an empty FIFO and store is chunked; a relist of as many
+  // objects must still tombstone what disappeared, from the queue and from the store.
+  constexpr int kObjects = 2000;
+  Indexer store;
+  DeltaFifo f({.key_func = {}, .known_objects = &store, .emit_replaced = true});
+  ASSERT_TRUE(f.Replace(ManyObjects(kObjects), "100").ok());
+  while (f.Len() > 0) {
+    ASSERT_TRUE(f.PopBatch(512, [&](std::span<PoppedDeltas> batch) {
+                   for (auto& p : batch) store.Add(p.deltas.back().object);
+                 }).ok());
+  }
+  ASSERT_TRUE(f.Add(Obj("n", "queued-only", "200")).ok());
+  auto relist = ManyObjects(kObjects, "300");
+  relist.erase(relist.begin());  // n/o00000 is gone
+  ASSERT_TRUE(f.Replace(relist, "300").ok());
+  ASSERT_EQ(relist.size(), static_cast<std::size_t>(kObjects - 1));
+  EXPECT_NE(relist.front(), nullptr);  // the const& form leaves the caller's list alone
+  auto gone = f.GetByKey("n/o00000");
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_TRUE(gone[0].FinalStateUnknown());
+  auto queued = f.GetByKey("n/queued-only");
+  ASSERT_EQ(Types(queued), (std::vector<DeltaType>{DeltaType::kAdded, DeltaType::kDeleted}));
+  EXPECT_TRUE(queued[1].FinalStateUnknown());
+  EXPECT_EQ(Types(f.GetByKey("n/o00001")), (std::vector<DeltaType>{DeltaType::kReplaced}));
+}
+
+TEST(DeltaFifoInitialReplace, TheRvalueFormTakesTheListsReferences) {
+  DeltaFifo f;
+  auto list = ManyObjects(1500);
+  const ObjectPtr first = list.front();
+  ASSERT_EQ(first.use_count(), 2);
+  ASSERT_TRUE(f.Replace(std::move(list), "1").ok());
+  EXPECT_EQ(first.use_count(), 2);  // ours and the queue's: the list's reference moved
+  EXPECT_EQ(f.GetByKey("n/o00000")[0].object, first);
 }
 
 TEST(DeltaType, Names) {

@@ -1,6 +1,7 @@
 #include <kube/cache/reflector.hpp>
 
 #include <charconv>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -230,13 +231,14 @@ ReflectorEvent Reflector::DoList(std::stop_token stop) {
     opts.continue_token = page->continue_token;
     opts.resource_version.clear();  // a continue token carries the snapshot revision
   }
-  auto replaced = store_.Replace(items, list_rv);
+  const std::size_t listed = items.size();
+  auto replaced = store_.Replace(std::move(items), list_rv);
   if (!replaced.ok()) {
     ReportError(replaced.error());
     return ReflectorEvent::kListFailed;
   }
   Metrics::Observe(metrics_->list_duration, Seconds(clock_.Since(start)));
-  Metrics::Observe(metrics_->items_per_list, static_cast<double>(items.size()));
+  Metrics::Observe(metrics_->items_per_list, static_cast<double>(listed));
   SetLastSync(list_rv);
   relist_from_storage_ = false;
   MutexLock lock(mu_);
@@ -340,14 +342,14 @@ ReflectorEvent Reflector::HandleStream(WatchStream& stream, std::stop_token stop
     if (!initial_done) {
       if (ev.type == WatchEventType::kBookmark) {
         if (!ev.IsInitialEventsEnd()) continue;
-        auto replaced = store_.Replace(initial, rv);
+        const std::size_t listed = initial.size();
+        auto replaced = store_.Replace(std::exchange(initial, {}), rv);
         if (!replaced.ok()) {
           ReportError(replaced.error());
           return ReflectorEvent::kWatchListFailed;
         }
         Metrics::Observe(metrics_->list_duration, Seconds(clock_.Since(start)));
-        Metrics::Observe(metrics_->items_per_list, static_cast<double>(initial.size()));
-        initial.clear();
+        Metrics::Observe(metrics_->items_per_list, static_cast<double>(listed));
         initial_done = true;
         SetLastSync(rv);
         relist_from_storage_ = false;

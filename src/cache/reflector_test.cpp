@@ -20,7 +20,7 @@ class RecordingStore final : public ReflectorStore {
     return Record("update " + o->Key() + "@" + std::string(o->ResourceVersion()));
   }
   Result<void> Delete(const ObjectPtr& o) override { return Record("delete " + o->Key()); }
-  Result<void> Replace(const std::vector<ObjectPtr>& list, std::string_view rv) override {
+  Result<void> Replace(std::vector<ObjectPtr> list, std::string_view rv) override {
     std::string s = "replace@" + std::string(rv) + ":";
     for (const auto& o : list) s += " " + o->Key();
     return Record(s);

@@ -14,6 +14,10 @@ namespace kube::cache {
 namespace {
 // How long a handler thread spins for the next notification before it parks (see Loop).
 constexpr std::chrono::microseconds kListenerSpin{20};
+// Most keys the informer pops from its DeltaFIFO at once (see DeltaFifo::PopBatch): long enough
+// to amortise the lock round trips, short enough that AddEventHandler (which waits for the
+// batch's end) is not held up.
+constexpr std::size_t kPopBatch = 1024;
 }  // namespace
 
 struct SharedIndexInformer::Notification {
@@ -59,6 +63,25 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
     if (waiting_) cv_.SignalAll();
   }
 
+  // Queues `n` for the next Flush. Called only under the informer's listeners_mu_, which
+  // guards staged_ (the analysis cannot name it from here).
+  void Stage(Notification n) { staged_.push_back(std::move(n)); }
+
+  // Hands everything staged to the handler thread in one lock round trip.
+  void Flush() {
+    if (staged_.empty()) return;
+    {
+      MutexLock lock(mu_);
+      for (Notification& n : staged_) {
+        if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) ++pending_initial_;
+        buffer_.push_back(std::move(n));
+      }
+      buffered_.store(true, std::memory_order_relaxed);
+      if (waiting_) cv_.SignalAll();
+    }
+    staged_.clear();
+  }
+
   bool HasSynced() const override {
     if (!informer_.HasSynced()) return false;
     MutexLock lock(mu_);
@@ -90,8 +113,8 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
   // of its two conditions may have become true: the informer synced (NotifyIfSynced), the last
   // initial notification was handled (Loop), and at Loop start / OnSynced for late listeners.
   void MaybeNotifySynced() {
-    // The FIFO's lock is taken before ours elsewhere (Pop -> Distribute -> Add): read the
-    // informer's state first. It only goes from false to true.
+    // Read before taking our lock, so that no other lock is ever taken under it. It only goes
+    // from false to true.
     const bool informer_synced = informer_.HasSynced();
     std::vector<std::function<void()>> callbacks;
     {
@@ -199,6 +222,7 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
   int64_t errors_ KUBE_GUARDED_BY(mu_) = 0;
   bool synced_ KUBE_GUARDED_BY(mu_) = false;  // latched: HasSynced held once
   std::vector<std::function<void()>> on_synced_ KUBE_GUARDED_BY(mu_);  // run when synced_ is set
+  std::vector<Notification> staged_;  // guarded by the informer's listeners_mu_ (see Stage)
   std::jthread thread_;
 };
 
@@ -209,15 +233,15 @@ class SharedIndexInformer::StoreAdapter final : public ReflectorStore {
   Result<void> Add(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Add(T(obj))); }
   Result<void> Update(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Update(T(obj))); }
   Result<void> Delete(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Delete(T(obj))); }
-  Result<void> Replace(const std::vector<ObjectPtr>& list, std::string_view rv) override {
+  Result<void> Replace(std::vector<ObjectPtr> list, std::string_view rv) override {
     // The store will hold about this many objects once the deltas are processed: size it once
     // rather than in doubling steps while they are popped.
     informer_.indexer_.Reserve(list.size());
-    if (!informer_.transform_) return Notify(informer_.fifo_.Replace(list, rv));
-    std::vector<ObjectPtr> transformed;
-    transformed.reserve(list.size());
-    for (const auto& o : list) transformed.push_back(T(o));
-    return Notify(informer_.fifo_.Replace(transformed, rv));
+    if (informer_.transform_) {
+      for (auto& o : list) o = T(o);
+    }
+    // The FIFO takes over the list's references: no reference-count traffic per object.
+    return Notify(informer_.fifo_.Replace(std::move(list), rv));
   }
 
  private:
@@ -331,17 +355,34 @@ std::string SharedIndexInformer::LastSyncResourceVersion() const {
   return reflector_->LastSyncResourceVersion();
 }
 
-void SharedIndexInformer::Distribute(const Notification& n, bool sync) {
+void SharedIndexInformer::Distribute(Notification&& n, bool sync) {
+  // Copies for all listeners but the last, which gets `n` itself (one handler: no copy).
+  const auto stage = [&n](auto& targets) {
+    const std::size_t count = targets.size();
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i + 1 == count) {
+        targets[i]->Stage(std::move(n));
+      } else {
+        targets[i]->Stage(n);
+      }
+    }
+  };
   if (sync) {
-    for (Listener* l : syncing_) l->Add(n);
-    return;
+    stage(syncing_);
+  } else {
+    stage(listeners_);
   }
-  for (const auto& l : listeners_) l->Add(n);
 }
 
-ProcessResult SharedIndexInformer::HandleDeltas(const Deltas& deltas, bool is_in_initial_list) {
+void SharedIndexInformer::HandleBatch(std::span<PoppedDeltas> batch) {
   MutexLock lock(listeners_mu_);
-  for (const Delta& d : deltas) {
+  for (PoppedDeltas& p : batch) p.result = HandleDeltasLocked(p.deltas, p.is_in_initial_list);
+  // syncing_ is a subset of listeners_.
+  for (const auto& l : listeners_) l->Flush();
+}
+
+ProcessResult SharedIndexInformer::HandleDeltasLocked(Deltas& deltas, bool is_in_initial_list) {
+  for (Delta& d : deltas) {
     switch (d.type) {
       case DeltaType::kSync:
       case DeltaType::kReplaced:
@@ -354,9 +395,10 @@ ProcessResult SharedIndexInformer::HandleDeltas(const Deltas& deltas, bool is_in
           // A relist that returns an object unchanged is a resync, not an update.
           const bool sync = d.type == DeltaType::kSync ||
                             (d.type == DeltaType::kReplaced && old->ResourceVersion() == d.object->ResourceVersion());
-          Distribute(Notification{Notification::Kind::kUpdate, d.object, std::move(old), false, false}, sync);
+          Distribute(Notification{Notification::Kind::kUpdate, std::move(d.object), std::move(old), false, false}, sync);
         } else {
-          Distribute(Notification{Notification::Kind::kAdd, d.object, nullptr, is_in_initial_list, false}, false);
+          Distribute(Notification{Notification::Kind::kAdd, std::move(d.object), nullptr, is_in_initial_list, false},
+                     false);
         }
         break;
       }
@@ -366,7 +408,8 @@ ProcessResult SharedIndexInformer::HandleDeltas(const Deltas& deltas, bool is_in
         } else if (d.object) {
           indexer_.Delete(*d.object);
         }
-        Distribute(Notification{Notification::Kind::kDelete, d.object, nullptr, false, d.FinalStateUnknown()}, false);
+        Distribute(Notification{Notification::Kind::kDelete, std::move(d.object), nullptr, false, d.FinalStateUnknown()},
+                   false);
         break;
       }
     }
@@ -429,7 +472,7 @@ void SharedIndexInformer::Run(std::stop_token stop) {
   {
     std::stop_callback close_fifo(stop, [this] { fifo_.Close(); });
     while (!stop.stop_requested()) {
-      auto popped = fifo_.Pop([this](const Deltas& deltas, bool initial) { return HandleDeltas(deltas, initial); });
+      auto popped = fifo_.PopBatch(kPopBatch, [this](std::span<PoppedDeltas> batch) { HandleBatch(batch); });
       if (!popped.ok() && fifo_.IsClosed()) break;
       if (store_items_) store_items_->Set(static_cast<double>(indexer_.Size()));
       NotifyIfSynced();

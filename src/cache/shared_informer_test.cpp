@@ -1,5 +1,6 @@
 #include <kube/cache/shared_informer.hpp>
 
+#include <atomic>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -98,6 +99,48 @@ TEST(SharedIndexInformer, InitialListIsDeliveredAsInitialAddsAndThenHasSynced) {
   // popped items already reached the handler (as in client-go).
   EXPECT_TRUE(WaitUntil([&] { return f.informer->LastSyncResourceVersion() == "2"; }))
       << f.informer->LastSyncResourceVersion();
+}
+
+TEST(SharedIndexInformer, LargeInitialListReachesEveryHandlerWholeThenUpdatesCarryBothObjects) {
+  // More objects than one chunk of the initial Replace and one popped batch, and two handlers:
+  // each gets every object (the last one the informer's own reference, the other a copy).
+  constexpr int kObjects = 3000;
+  Fixture f;
+  std::vector<ObjectPtr> items;
+  for (int i = 0; i < kObjects; ++i) items.push_back(Obj("n", fmt::format("o{:05d}", i), "1"));
+  f.lw->AddListResult(MakeObjectList(items, "1"));
+  items.clear();
+  struct Counting final : ResourceEventHandler {
+    std::atomic<int> initial_adds{0};
+    std::atomic<int> bad{0};
+    std::atomic<int> updates{0};
+    void OnAdd(const ObjectPtr& o, bool initial) override {
+      if (!o || o->Namespace() != "n" || !initial) ++bad;
+      ++initial_adds;
+    }
+    void OnUpdate(const ObjectPtr& old_obj, const ObjectPtr& new_obj) override {
+      if (!old_obj || !new_obj || old_obj->ResourceVersion() != "1" || new_obj->ResourceVersion() != "2") ++bad;
+      ++updates;
+    }
+    void OnDelete(const ObjectPtr&, bool) override { ++bad; }
+  };
+  auto h1 = std::make_shared<Counting>();
+  auto h2 = std::make_shared<Counting>();
+  auto r1 = f.informer->AddEventHandler(h1);
+  auto r2 = f.informer->AddEventHandler(h2);
+  ASSERT_TRUE(r1.ok() && r2.ok());
+  f.Start();
+  ASSERT_TRUE(WaitUntil([&] { return (*r1)->HasSynced() && (*r2)->HasSynced(); }));
+  EXPECT_EQ(h1->initial_adds.load(), kObjects);
+  EXPECT_EQ(h2->initial_adds.load(), kObjects);
+  EXPECT_EQ(f.informer->GetIndexer().Size(), static_cast<std::size_t>(kObjects));
+  auto s = f.lw->WaitForWatch(1);
+  ASSERT_TRUE(s);
+  s->Push(WatchEventType::kModified, R"({"metadata":{"name":"o00007","namespace":"n","resourceVersion":"2"}})");
+  ASSERT_TRUE(WaitUntil([&] { return h1->updates.load() == 1 && h2->updates.load() == 1; }));
+  EXPECT_EQ(h1->bad.load(), 0);
+  EXPECT_EQ(h2->bad.load(), 0);
+  EXPECT_EQ(f.informer->GetIndexer().GetByKey("n/o00007")->ResourceVersion(), "2");
 }
 
 TEST(SharedIndexInformer, WatchEventsBecomeAddUpdateDelete) {

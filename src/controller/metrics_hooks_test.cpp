@@ -44,7 +44,7 @@ class CountingStore final : public cache::ReflectorStore {
   Result<void> Add(const ObjectPtr&) override { return Bump(); }
   Result<void> Update(const ObjectPtr&) override { return Bump(); }
   Result<void> Delete(const ObjectPtr&) override { return Bump(); }
-  Result<void> Replace(const std::vector<ObjectPtr>&, std::string_view) override { return Bump(); }
+  Result<void> Replace(std::vector<ObjectPtr>, std::string_view) override { return Bump(); }
   int Calls() const { return calls_.load(); }
 
  private:

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +54,18 @@ struct ProcessResult {
 /// Called by Pop with the deltas of one key and whether they come from the initial list.
 using ProcessFunc = std::function<ProcessResult(const Deltas& deltas, bool is_in_initial_list)>;
 
+/// One key handed out by `DeltaFifo::PopBatch`: its deltas, whether they come from the initial
+/// list, and the processing outcome the batch function records for it.
+struct PoppedDeltas {
+  std::string key;
+  Deltas deltas;
+  bool is_in_initial_list = false;
+  ProcessResult result;  ///< set by the batch function; `requeue` is honoured as in Pop
+};
+
+/// Called by PopBatch, without the FIFO's lock, with the popped keys in queue order.
+using BatchProcessFunc = std::function<void(std::span<PoppedDeltas> batch)>;
+
 /// Options of DeltaFIFO.
 struct DeltaFifoOptions {
   KeyFunc key_func{};  ///< default MetaNamespaceKeyFunc
@@ -73,6 +86,14 @@ struct DeltaFifoOptions {
 /// while holding the FIFO's lock (as client-go does) so that a concurrent Replace sees a
 /// consistent KnownObjects; the process function must therefore be internal code that does not
 /// call back into the FIFO or block (informers pass their delta handler, never user handlers).
+/// `PopBatch` processes without the lock; while its batch is in flight, the members that read
+/// KnownObjects (Delete, Replace, Resync) and other Pops wait for it, so they see the same
+/// consistent state, and Add/Update proceed.
+///
+/// **The initial Replace** (nothing queued, popped or known yet) releases the lock every few
+/// hundred objects, so that a consumer can pop the first objects while the rest are queued.
+/// It has nothing to detect deletions against; HasSynced still waits for its last object. Keys
+/// another writer adds meanwhile count as part of the initial population (is_in_initial_list).
 class DeltaFifo final {
  public:
   explicit DeltaFifo(DeltaFifoOptions options = {});
@@ -85,6 +106,9 @@ class DeltaFifo final {
   Result<void> Delete(const ObjectPtr& obj);
   /// Replaces the content with `list` (a relist at `resource_version`); see the class comment.
   Result<void> Replace(const std::vector<ObjectPtr>& list, std::string_view resource_version);
+  /// As above, taking over the list's references (the objects are moved into the queue; `list`
+  /// is left with null entries).
+  Result<void> Replace(std::vector<ObjectPtr>&& list, std::string_view resource_version);
   /// Queues a Sync delta for every object in KnownObjects that has no pending delta.
   Result<void> Resync();
 
@@ -93,6 +117,15 @@ class DeltaFifo final {
   /// the error). **Errors:** Canceled when the FIFO is closed and empty (items queued before
   /// Close are still handed out, as in client-go). **Blocks?** Until an item or Close.
   Result<Deltas> Pop(const ProcessFunc& process);
+  /// Blocks like Pop, then removes up to `max` keys (oldest first) in one lock round trip and
+  /// calls `process` once with all of them, without holding the FIFO's lock. Afterwards the keys
+  /// whose result asks for `requeue` are put back (unless newer deltas arrived meanwhile), and
+  /// HasSynced counts the batch as processed. One batch is in flight at a time. Returns the
+  /// number of keys handed out; their statuses are in the batch. If `process` throws, the whole
+  /// batch is put back at the front (keys queued again meanwhile keep their new deltas) and the
+  /// exception propagates. **Errors:** BadRequest for `max` == 0; Canceled as Pop.
+  /// **Blocks?** Until an item or Close.
+  Result<std::size_t> PopBatch(std::size_t max, const BatchProcessFunc& process);
   /// Wakes blocked Pop calls with Canceled; later calls fail the same way.
   void Close();
   bool IsClosed() const;
@@ -128,6 +161,24 @@ class DeltaFifo final {
                            std::shared_ptr<const DeletedFinalStateUnknown> tombstone,
                            std::string_view key) KUBE_REQUIRES(mu_);
   void UpdateSyncedLocked() KUBE_REQUIRES(mu_);
+  // client-go's hasSynced_locked: populated and every initial item popped (not counting an
+  // initial Replace still being queued).
+  bool PoppedInitialLocked() const KUBE_REQUIRES(mu_);
+  // Spins briefly until an item may be queued (pop_ready_), before Pop/PopBatch take the lock.
+  void SpinForItem() const;
+  // Blocks until a key can be popped (queued, no batch in flight) or the FIFO is closed and empty.
+  void WaitForItemLocked() KUBE_REQUIRES(mu_);
+  // Blocks while a PopBatch batch is in flight.
+  void WaitIdleLocked() KUBE_REQUIRES(mu_);
+  // Removes the front entry; counts it against the initial population.
+  void PopFrontLocked(std::string& key, Deltas& deltas, bool& is_in_initial_list, bool& counted) KUBE_REQUIRES(mu_);
+  // Queues `key` again with `deltas` unless it has been queued meanwhile (front or back).
+  void RequeueLocked(std::string key, Deltas deltas, bool at_front) KUBE_REQUIRES(mu_);
+  // Replace's two forms: the initial one (chunked, see the class comment) and the general one.
+  // `consume`: move the objects out of `list` instead of copying the references.
+  Result<void> ReplaceImpl(std::vector<ObjectPtr>& list, bool consume);
+  void ReplaceInitial(std::vector<ObjectPtr>& list, bool consume, DeltaType action);
+  void ReplaceLocked(std::vector<ObjectPtr>& list, bool consume, DeltaType action) KUBE_REQUIRES(mu_);
 
   DeltaFifoOptions options_;
   mutable Mutex mu_;
@@ -140,6 +191,10 @@ class DeltaFifo final {
   boost::unordered_flat_map<std::string_view, Entry*, ViewHash, std::equal_to<>> items_ KUBE_GUARDED_BY(mu_);
   uint64_t replace_epoch_ KUBE_GUARDED_BY(mu_) = 0;
   int waiters_ KUBE_GUARDED_BY(mu_) = 0;  // Pop calls blocked on cond_
+  int idle_waiters_ KUBE_GUARDED_BY(mu_) = 0;  // calls blocked on cond_ in WaitIdleLocked
+  bool in_flight_ KUBE_GUARDED_BY(mu_) = false;  // a PopBatch batch is being processed
+  std::size_t in_flight_initial_ KUBE_GUARDED_BY(mu_) = 0;  // its items counted as initial
+  bool initial_replace_open_ KUBE_GUARDED_BY(mu_) = false;  // an initial Replace is queueing
   bool populated_ KUBE_GUARDED_BY(mu_) = false;
   std::size_t initial_population_count_ KUBE_GUARDED_BY(mu_) = 0;
   bool closed_ KUBE_GUARDED_BY(mu_) = false;
@@ -149,6 +204,23 @@ class DeltaFifo final {
   // !queue_.empty() || closed_, readable without the lock: Pop spins on it briefly before it
   // parks (kPopSpin).
   std::atomic<bool> pop_ready_{false};
+  // Pop/PopBatch calls waiting for mu_: the initial Replace lets them in between its chunks.
+  std::atomic<int> pop_lock_waiters_{0};
+  // Locks mu_ for Pop/PopBatch, counted in pop_lock_waiters_ while it waits.
+  class KUBE_SCOPED_CAPABILITY ConsumerLock final {
+   public:
+    explicit ConsumerLock(DeltaFifo& fifo) KUBE_ACQUIRE(fifo.mu_) : mu_(fifo.mu_) {
+      fifo.pop_lock_waiters_.fetch_add(1, std::memory_order_relaxed);
+      mu_.Lock();
+      fifo.pop_lock_waiters_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    ~ConsumerLock() KUBE_RELEASE() { mu_.Unlock(); }
+    ConsumerLock(const ConsumerLock&) = delete;
+    ConsumerLock& operator=(const ConsumerLock&) = delete;
+
+   private:
+    Mutex& mu_;
+  };
 };
 
 }  // namespace kube::cache

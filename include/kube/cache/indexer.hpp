@@ -40,6 +40,8 @@ class KeyListerGetter {
   virtual std::vector<std::string> ListKeys() const = 0;
   /// The object stored under `key`, or nullptr.
   virtual ObjectPtr GetByKey(std::string_view key) const = 0;
+  /// True when the store holds no key (override when cheaper than listing the keys).
+  virtual bool Empty() const { return ListKeys().empty(); }
 };
 
 /// client-go's Indexer over a ThreadSafeStore: objects by key plus named indexes, updated
@@ -71,6 +73,7 @@ class Indexer final : public KeyListerGetter {
   /// Every object (unordered).
   std::vector<ObjectPtr> List() const;
   std::size_t Size() const;
+  bool Empty() const override { return Size() == 0; }
   /// Makes room for `n` objects in all (no effect when there is room already), so that adding
   /// them one by one does not grow the store in steps. Content and indexes are unchanged.
   void Reserve(std::size_t n);

@@ -26,8 +26,9 @@ class ReflectorStore {
   virtual Result<void> Add(const ObjectPtr& obj) = 0;
   virtual Result<void> Update(const ObjectPtr& obj) = 0;
   virtual Result<void> Delete(const ObjectPtr& obj) = 0;
-  /// The full content at `resource_version` (after a list).
-  virtual Result<void> Replace(const std::vector<ObjectPtr>& list, std::string_view resource_version) = 0;
+  /// The full content at `resource_version` (after a list). The store may keep the list's
+  /// references (the reflector hands over the list it owns).
+  virtual Result<void> Replace(std::vector<ObjectPtr> list, std::string_view resource_version) = 0;
 };
 
 /// The states of a Reflector.

@@ -141,8 +141,12 @@ class SharedIndexInformer final {
   struct Notification;
   class Listener;
   class StoreAdapter;
-  ProcessResult HandleDeltas(const Deltas& deltas, bool is_in_initial_list);
-  void Distribute(const Notification& n, bool sync) KUBE_REQUIRES(listeners_mu_);
+  // Applies one popped batch to the store and hands its notifications to the listeners (one
+  // lock round trip per listener per batch).
+  void HandleBatch(std::span<PoppedDeltas> batch) KUBE_EXCLUDES(listeners_mu_);
+  // Consumes the deltas' object references (moved into the notifications).
+  ProcessResult HandleDeltasLocked(Deltas& deltas, bool is_in_initial_list) KUBE_REQUIRES(listeners_mu_);
+  void Distribute(Notification&& n, bool sync) KUBE_REQUIRES(listeners_mu_);
   void ResyncLoop(std::stop_token stop);
   bool ShouldResync() KUBE_EXCLUDES(listeners_mu_);
   // Tells the listeners, once, that the informer has synced (they then check their own backlog).

@@ -168,6 +168,21 @@ class Object final {
   /// The compact JSON text of the whole object.
   std::string_view Json() const { return {buf_.data(), raw_len_}; }
 
+  /// A hint with no effect on behaviour: starts loading the object's header (and the reference
+  /// count in front of it, for objects made by Parse) without reading it. For loops over many
+  /// objects not touched recently: call it some items ahead of PrefetchIdentity.
+  static void PrefetchHeader(const Object* obj) noexcept {
+    const char* p = reinterpret_cast<const char*>(obj);
+    __builtin_prefetch(p - 16);  // make_shared's control block
+    __builtin_prefetch(p + 48);
+  }
+  /// A hint with no effect on behaviour: starts loading Name() and Namespace(). Reads the
+  /// header, so it stalls unless PrefetchHeader ran a little earlier.
+  void PrefetchIdentity() const noexcept {
+    __builtin_prefetch(buf_.data() + name_.off);
+    __builtin_prefetch(buf_.data() + namespace_.off);
+  }
+
   std::string_view ApiVersion() const { return View(api_version_); }
   std::string_view Kind() const { return View(kind_); }
   std::string_view Name() const { return View(name_); }

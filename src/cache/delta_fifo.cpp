@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include <kube/base/spin.hpp>
 
@@ -416,7 +417,7 @@ Result<std::size_t> DeltaFifo::PopBatch(std::size_t max, const BatchProcessFunc&
     ~Finish() {
       ConsumerLock lock(fifo);
       fifo.in_flight_ = false;
-      fifo.in_flight_initial_ = 0;
+      const std::size_t initial = std::exchange(fifo.in_flight_initial_, 0);
       if (completed) {
         for (PoppedDeltas& p : batch) {
           if (p.result.requeue) fifo.RequeueLocked(p.key, p.deltas, /*at_front=*/false);
@@ -425,6 +426,8 @@ Result<std::size_t> DeltaFifo::PopBatch(std::size_t max, const BatchProcessFunc&
         for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
           fifo.RequeueLocked(std::move(it->key), std::move(it->deltas), /*at_front=*/true);
         }
+        // Back in the queue, so still to be processed before HasSynced.
+        fifo.initial_population_count_ += initial;
       }
       fifo.UpdateSyncedLocked();
       if (fifo.waiters_ > 0 || fifo.idle_waiters_ > 0) fifo.cond_.SignalAll();

@@ -300,9 +300,7 @@ TEST(DeltaFifoPopBatch, RequeuedKeysGoBackUnlessNewerDeltasArrived) {
 
 TEST(DeltaFifoPopBatch, AThrowingBatchPutsEveryKeyBackAtTheFrontInOrder) {
   DeltaFifo f;
-  ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());
-  ASSERT_TRUE(f.Add(Obj("n", "b", "1")).ok());
-  ASSERT_TRUE(f.Add(Obj("n", "c", "1")).ok());
+  ASSERT_TRUE(f.Replace({Obj("n", "a", "1"), Obj("n", "b", "1"), Obj("n", "c", "1")}, "1").ok());
   EXPECT_THROW((void)f.PopBatch(2,
                                 [&](std::span<PoppedDeltas>) {
                                   ASSERT_TRUE(f.Add(Obj("n", "later", "1")).ok());
@@ -310,9 +308,15 @@ TEST(DeltaFifoPopBatch, AThrowingBatchPutsEveryKeyBackAtTheFrontInOrder) {
                                 }),
                std::runtime_error);
   EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"n/a", "n/b", "n/c", "n/later"}));
+  // The initial keys put back are still to be processed: not synced until they are.
+  EXPECT_FALSE(f.HasSynced());
+  ASSERT_TRUE(f.PopBatch(3, [](std::span<PoppedDeltas>) {}).ok());
+  EXPECT_TRUE(f.HasSynced());
+  ASSERT_TRUE(f.Add(Obj("n", "c", "1")).ok());
   // The FIFO is usable afterwards (the batch is no longer in flight).
   EXPECT_TRUE(f.Delete(Obj("n", "c", "2")).ok());
   EXPECT_EQ(Types(f.GetByKey("n/c")), (std::vector<DeltaType>{DeltaType::kAdded, DeltaType::kDeleted}));
+  EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"n/later", "n/c"}));
 }
 
 TEST(DeltaFifoPopBatch, DeleteOfAKeyInFlightWaitsForTheBatchSoItIsNotLost) {

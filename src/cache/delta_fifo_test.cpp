@@ -301,7 +301,7 @@ TEST(DeltaFifoPopBatch, RequeuedKeysGoBackUnlessNewerDeltasArrived) {
 TEST(DeltaFifoPopBatch, AThrowingBatchPutsEveryKeyBackAtTheFrontInOrder) {
   DeltaFifo f;
   ASSERT_TRUE(f.Replace({Obj("n", "a", "1"), Obj("n", "b", "1"), Obj("n", "c", "1")}, "1").ok());
-  EXPECT_THROW((void)f.PopBatch(2,
+  EXPECT_THROW((void)f.PopBatch(3,
                                 [&](std::span<PoppedDeltas>) {
                                   ASSERT_TRUE(f.Add(Obj("n", "later", "1")).ok());
                                   throw std::runtime_error("handler bug");

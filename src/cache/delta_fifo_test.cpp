@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <thread>
@@ -319,30 +320,36 @@ TEST(DeltaFifoPopBatch, AThrowingBatchPutsEveryKeyBackAtTheFrontInOrder) {
   EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"n/later", "n/c"}));
 }
 
+// Pops one key with PopBatch; while its batch is in flight, runs `call` on another thread and
+// gives it ample time to finish, then stores the popped object in `store` (as an informer
+// would) and ends the batch. Returns whether `call` finished while the batch was in flight.
+bool FinishesDuringABatch(DeltaFifo& f, Indexer& store, const std::function<void()>& call) {
+  std::atomic<bool> started{false};
+  std::atomic<bool> finished{false};
+  bool finished_during_batch = true;
+  std::jthread caller;
+  EXPECT_TRUE(f.PopBatch(1, [&](std::span<PoppedDeltas> batch) {
+                 caller = std::jthread([&] {
+                   started = true;
+                   call();
+                   finished = true;
+                 });
+                 while (!started) std::this_thread::yield();
+                 for (int i = 0; i < 20000 && !finished; ++i) std::this_thread::yield();
+                 finished_during_batch = finished;
+                 store.Add(batch[0].deltas.back().object);
+               }).ok());
+  caller.join();
+  return finished_during_batch;
+}
+
 TEST(DeltaFifoPopBatch, DeleteOfAKeyInFlightWaitsForTheBatchSoItIsNotLost) {
   // The key being processed is in neither the queue nor the store: a Delete that did not wait
   // would find it unknown and drop it, leaving the object in the store for good.
   Indexer store;
   DeltaFifo f({.key_func = {}, .known_objects = &store, .emit_replaced = true});
   ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());
-  std::atomic<bool> started{false};
-  std::atomic<bool> deleted{false};
-  bool deleted_during_batch = true;
-  std::jthread deleter;
-  ASSERT_TRUE(f.PopBatch(1, [&](std::span<PoppedDeltas> batch) {
-                 deleter = std::jthread([&] {
-                   started = true;
-                   EXPECT_TRUE(f.Delete(Obj("n", "a", "2")).ok());
-                   deleted = true;
-                 });
-                 while (!started) std::this_thread::yield();
-                 // Ample time for a Delete that does not wait to finish.
-                 for (int i = 0; i < 20000 && !deleted; ++i) std::this_thread::yield();
-                 deleted_during_batch = deleted;
-                 store.Add(batch[0].deltas.back().object);
-               }).ok());
-  deleter.join();
-  EXPECT_FALSE(deleted_during_batch);
+  EXPECT_FALSE(FinishesDuringABatch(f, store, [&] { EXPECT_TRUE(f.Delete(Obj("n", "a", "2")).ok()); }));
   EXPECT_EQ(Types(f.GetByKey("n/a")), (std::vector<DeltaType>{DeltaType::kDeleted}));
 }
 
@@ -353,26 +360,22 @@ TEST(DeltaFifoPopBatch, ResyncWaitsForTheBatchSoItNeverQueuesAStaleObject) {
   store.Add(Obj("n", "a", "1"));
   DeltaFifo f({.key_func = {}, .known_objects = &store, .emit_replaced = true});
   ASSERT_TRUE(f.Update(Obj("n", "a", "2")).ok());
-  std::atomic<bool> started{false};
-  std::atomic<bool> resynced{false};
-  bool resynced_during_batch = true;
-  std::jthread resyncer;
-  ASSERT_TRUE(f.PopBatch(1, [&](std::span<PoppedDeltas> batch) {
-                 resyncer = std::jthread([&] {
-                   started = true;
-                   EXPECT_TRUE(f.Resync().ok());
-                   resynced = true;
-                 });
-                 while (!started) std::this_thread::yield();
-                 for (int i = 0; i < 20000 && !resynced; ++i) std::this_thread::yield();
-                 resynced_during_batch = resynced;
-                 store.Add(batch[0].deltas.back().object);
-               }).ok());
-  resyncer.join();
-  EXPECT_FALSE(resynced_during_batch);
+  EXPECT_FALSE(FinishesDuringABatch(f, store, [&] { EXPECT_TRUE(f.Resync().ok()); }));
   auto d = f.GetByKey("n/a");
   ASSERT_EQ(Types(d), (std::vector<DeltaType>{DeltaType::kSync}));
   EXPECT_EQ(d[0].object->ResourceVersion(), "2");
+}
+
+TEST(DeltaFifoPopBatch, ReplaceWaitsForTheBatchSoItDetectsTheDeletionOfAKeyInFlight) {
+  // A relist without n/a while n/a is being processed: had it not waited, n/a would be in
+  // neither the queue nor the store, get no tombstone, and stay in the store for good.
+  Indexer store;
+  DeltaFifo f({.key_func = {}, .known_objects = &store, .emit_replaced = true});
+  ASSERT_TRUE(f.Add(Obj("n", "a", "1")).ok());
+  EXPECT_FALSE(FinishesDuringABatch(f, store, [&] { EXPECT_TRUE(f.Replace({Obj("n", "b", "5")}, "5").ok()); }));
+  auto d = f.GetByKey("n/a");
+  ASSERT_EQ(Types(d), (std::vector<DeltaType>{DeltaType::kDeleted}));
+  EXPECT_TRUE(d[0].FinalStateUnknown());
 }
 
 TEST(DeltaFifoPopBatch, AddAndUpdateProceedWhileABatchIsInFlight) {

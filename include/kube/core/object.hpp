@@ -172,9 +172,10 @@ class Object final {
   /// count in front of it, for objects made by Parse) without reading it. For loops over many
   /// objects not touched recently: call it some items ahead of PrefetchIdentity.
   static void PrefetchHeader(const Object* obj) noexcept {
-    const char* p = reinterpret_cast<const char*>(obj);
-    __builtin_prefetch(p - 16);  // make_shared's control block
-    __builtin_prefetch(p + 48);
+    // As integers: the control block in front of the object is outside it.
+    const auto p = reinterpret_cast<std::uintptr_t>(obj);
+    __builtin_prefetch(reinterpret_cast<const void*>(p - 16));  // make_shared's control block
+    __builtin_prefetch(reinterpret_cast<const void*>(p + 48));
   }
   /// A hint with no effect on behaviour: starts loading Name() and Namespace(). Reads the
   /// header, so it stalls unless PrefetchHeader ran a little earlier.

@@ -54,16 +54,6 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
     }
   }
 
-  void Add(Notification n) {
-    MutexLock lock(mu_);
-    if (n.kind == Notification::Kind::kAdd && n.is_in_initial_list) ++pending_initial_;
-    buffer_.push_back(std::move(n));
-    buffered_.store(true, std::memory_order_relaxed);
-    // The handler thread waits only on an empty buffer (it takes the whole buffer at once), so
-    // only the first notification of a batch needs to wake it.
-    if (waiting_) cv_.SignalAll();
-  }
-
   // Queues `n` for the next Flush. Called only under the informer's listeners_mu_, which
   // guards staged_ (the analysis cannot name it from here).
   void Stage(Notification n) { staged_.push_back(std::move(n)); }
@@ -78,6 +68,8 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
         buffer_.push_back(std::move(n));
       }
       buffered_.store(true, std::memory_order_relaxed);
+      // The handler thread waits only on an empty buffer (it takes the whole buffer at once), so
+      // one signal covers the whole flush.
       if (waiting_) cv_.SignalAll();
     }
     staged_.clear();
@@ -303,8 +295,9 @@ Result<std::shared_ptr<HandlerRegistration>> SharedIndexInformer::AddEventHandle
     // Holding listeners_mu_ blocks delta distribution, so the synthetic adds are exactly the
     // cache content and later deltas follow them.
     for (const auto& obj : indexer_.List()) {
-      listener->Add(Notification{Notification::Kind::kAdd, obj, nullptr, true, false});
+      listener->Stage(Notification{Notification::Kind::kAdd, obj, nullptr, true, false});
     }
+    listener->Flush();
     listener->Start();
   }
   listeners_changed_.SignalAll();

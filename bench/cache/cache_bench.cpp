@@ -6,7 +6,7 @@
 //    HasSynced; then 200k MODIFIED events to one handler, twice: (a) each event decoded from JSON
 //    in the timed loop, (b) event objects decoded before the clock (client-go's "pre-built"
 //    shape); events/s; live heap per cached object (mallinfo2) and peak RSS.
-// Run: build/release/bench/cache/cache_bench [n] [all|fifo|informer|json|prebuilt|sync]
+// Run: build/release/bench/cache/cache_bench [n] [all|fifo|fifo-add|fifo-replace|informer|json|prebuilt|sync]
 // (custom main; prints one line per measurement)
 #include <sys/resource.h>
 #include <time.h>
@@ -97,11 +97,13 @@ void FifoAddPop(const std::vector<ObjectPtr>& objs) {
 void FifoReplacePop(const std::vector<ObjectPtr>& objs) {
   Indexer indexer;
   DeltaFifo fifo({.key_func = {}, .known_objects = &indexer, .emit_replaced = true});
+  const long f0 = MinorFaults();
   const double c0 = CpuSeconds();
   const auto t0 = Clock::now();
   (void)fifo.Replace(objs, "100000");
   const auto t1 = Clock::now();
   const double c1 = CpuSeconds();
+  const long f1 = MinorFaults();
   while (fifo.Len() > 0) {
     (void)fifo.Pop([&](const Deltas& d, bool) {
       indexer.Add(d.back().object);
@@ -111,7 +113,8 @@ void FifoReplacePop(const std::vector<ObjectPtr>& objs) {
   const auto t2 = Clock::now();
   const double c2 = CpuSeconds();
   const double n = static_cast<double>(objs.size());
-  std::printf("deltafifo_replace_ms     %.1f  (cpu %.1f ms)\n", Seconds(t0, t1) * 1e3, (c1 - c0) * 1e3);
+  std::printf("deltafifo_replace_ms     %.1f  (cpu %.1f ms; %.3f page faults/item)\n", Seconds(t0, t1) * 1e3,
+              (c1 - c0) * 1e3, static_cast<double>(f1 - f0) / n);
   std::printf("deltafifo_replace_plus_pop %.2f M/s  (cpu %.3f us/item = %.2f M/s of CPU)\n", n / Seconds(t0, t2) / 1e6,
               (c2 - c0) / n * 1e6, n / (c2 - c0) / 1e6);
 }
@@ -289,21 +292,22 @@ void Informer(int n_objects, int n_events, bool mode_events_json, bool mode_even
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 100000;
-  // Which parts to run (for profiling one path at a time): all (default), fifo, informer, json,
+  // Which parts to run (for profiling one path at a time): all (default), fifo, fifo-add,
+  // fifo-replace (one of the two FIFO runs, on a heap the other has not warmed), informer, json,
   // prebuilt (the last two: informer sync plus that one event shape), sync (the informer sync
   // alone).
   const std::string mode = argc > 2 ? argv[2] : "all";
-  if (n <= 0 || (mode != "all" && mode != "fifo" && mode != "informer" && mode != "json" &&
-                 mode != "prebuilt" && mode != "sync")) {
-    std::fprintf(stderr, "usage: cache_bench [n > 0] [all|fifo|informer|json|prebuilt|sync]\n");
+  const bool fifo = mode == "all" || mode == "fifo" || mode == "fifo-add" || mode == "fifo-replace";
+  if (n <= 0 || (!fifo && mode != "informer" && mode != "json" && mode != "prebuilt" && mode != "sync")) {
+    std::fprintf(stderr, "usage: cache_bench [n > 0] [all|fifo|fifo-add|fifo-replace|informer|json|prebuilt|sync]\n");
     return 2;
   }
-  if (mode == "all" || mode == "fifo") {
+  if (fifo) {
     auto objs = BuildObjects(n);
-    FifoAddPop(objs);
-    FifoReplacePop(objs);
+    if (mode != "fifo-replace") FifoAddPop(objs);
+    if (mode != "fifo-add") FifoReplacePop(objs);
   }
-  if (mode != "fifo") {
+  if (mode == "all" || !fifo) {
     Informer(n, 2 * n, mode == "all" || mode == "informer" || mode == "json",
              mode == "all" || mode == "informer" || mode == "prebuilt");
   }

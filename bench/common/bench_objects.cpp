@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <kube/base/large_array_allocator.hpp>
 
 namespace kube::bench {
 
@@ -57,7 +58,12 @@ std::string BenchEventJson(int64_t i, int64_t rv) {
   return R"({"type":"MODIFIED","object":)" + BenchObjectJson(i, rv) + "}";
 }
 
-std::size_t HeapInUse() { return mallinfo2().uordblks; }
+std::size_t HeapInUse() {
+  const struct mallinfo2 mi = mallinfo2();
+  // Chunks malloc mapped on their own (hblkhd) and the arrays LargeArrayAllocator mapped are
+  // memory in use too.
+  return mi.uordblks + mi.hblkhd + kube::LargeArrayBytesMapped();
+}
 
 std::string_view BenchObjectCrdJson() {
   return R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",)"

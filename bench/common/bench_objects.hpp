@@ -24,7 +24,8 @@ std::string_view BenchObjectCrdJson();
 /// server sets them; a create carrying a resourceVersion is rejected).
 std::string BenchObjectCreateBody(int64_t i);
 
-/// Heap bytes currently allocated by this process (glibc mallinfo2: in-use bytes).
+/// Heap bytes currently allocated by this process: glibc mallinfo2 in-use bytes, including
+/// chunks malloc mapped on their own, plus the arrays of kube::LargeArrayAllocator.
 std::size_t HeapInUse();
 
 }  // namespace kube::bench

@@ -6,6 +6,8 @@
 
 #include <kube/base/spin.hpp>
 
+#include "store_key.hpp"
+
 namespace kube::cache {
 
 std::string_view DeltaTypeName(DeltaType type) {
@@ -60,10 +62,6 @@ void DedupDeltas(Deltas& deltas) {
 
 DeltaFifo::DeltaFifo(DeltaFifoOptions options) : options_(std::move(options)) {}
 
-std::string DeltaFifo::KeyOfObject(const Object& obj) const {
-  return options_.key_func ? options_.key_func(obj) : obj.Key();
-}
-
 std::string_view DeltaFifo::KeyView(const Object& obj, char (&buf)[256], std::string* owned) const {
   if (options_.key_func) {
     *owned = options_.key_func(obj);
@@ -84,14 +82,33 @@ std::string_view DeltaFifo::KeyView(const Object& obj, char (&buf)[256], std::st
   return {buf, n};
 }
 
-DeltaFifo::Entry* DeltaFifo::FindLocked(std::string_view key) {
-  auto it = items_.find(key);
-  return it == items_.end() ? nullptr : it->second;
+std::string_view DeltaFifo::DeltasKeyView(const Deltas& deltas, char (&buf)[256], std::string* owned) const {
+  if (deltas.empty()) return {};
+  const Delta& d = deltas.back();
+  if (d.tombstone) return d.tombstone->key;
+  if (!d.object) return {};
+  return KeyView(*d.object, buf, owned);
 }
 
-const DeltaFifo::Entry* DeltaFifo::FindLocked(std::string_view key) const {
+std::string DeltaFifo::KeyOf(const Deltas& deltas) const {
+  char buf[256];
+  std::string owned;
+  return std::string(DeltasKeyView(deltas, buf, &owned));
+}
+
+bool DeltaFifo::EntryHasKey(const Entry& e, std::string_view key) const {
+  // Every delta of an entry has the entry's key; the last one is the newest.
+  if (e.deltas.empty()) return false;
+  const Delta& d = e.deltas.back();
+  if (d.tombstone) return d.tombstone->key == key;
+  if (!d.object) return false;
+  if (options_.key_func) return options_.key_func(*d.object) == key;
+  return internal::KeyPartsEqual(*d.object, key);
+}
+
+DeltaFifo::Entry* DeltaFifo::FindLocked(const KeyProbe& key) const {
   auto it = items_.find(key);
-  return it == items_.end() ? nullptr : it->second;
+  return it == items_.end() ? nullptr : it->entry;
 }
 
 bool DeltaFifo::PoppedInitialLocked() const {
@@ -113,12 +130,12 @@ void DeltaFifo::WaitIdleLocked() {
 
 DeltaFifo::Entry& DeltaFifo::QueueActionLocked(DeltaType type, ObjectPtr obj,
                                                std::shared_ptr<const DeletedFinalStateUnknown> tombstone,
-                                               std::string_view key) {
+                                               const KeyProbe& key) {
   Entry* e = FindLocked(key);
   if (e == nullptr) {
     e = &queue_.emplace_back();
-    e->key.assign(key.data(), key.size());
-    items_.emplace(std::string_view(e->key), e);
+    e->hash = key.hash;
+    items_.insert(Slot{e, key.hash});
     pop_ready_.store(true, std::memory_order_relaxed);
     // Pop waits only while the queue is empty or a batch is in flight; only a new key (or the
     // batch's end, which signals itself) can be what it waits for.
@@ -136,7 +153,7 @@ Result<void> DeltaFifo::Add(const ObjectPtr& obj) {
   SpinMutexLock lock(mu_);  // Pop holds mu_ for a few µs while it processes: spin, not park
   populated_ = true;
   UpdateSyncedLocked();
-  QueueActionLocked(DeltaType::kAdded, obj, nullptr, KeyView(*obj, buf, &owned));
+  QueueActionLocked(DeltaType::kAdded, obj, nullptr, Probe(KeyView(*obj, buf, &owned)));
   return Ok();
 }
 
@@ -147,7 +164,7 @@ Result<void> DeltaFifo::Update(const ObjectPtr& obj) {
   SpinMutexLock lock(mu_);  // Pop holds mu_ for a few µs while it processes: spin, not park
   populated_ = true;
   UpdateSyncedLocked();
-  QueueActionLocked(DeltaType::kUpdated, obj, nullptr, KeyView(*obj, buf, &owned));
+  QueueActionLocked(DeltaType::kUpdated, obj, nullptr, Probe(KeyView(*obj, buf, &owned)));
   return Ok();
 }
 
@@ -155,7 +172,7 @@ Result<void> DeltaFifo::Delete(const ObjectPtr& obj) {
   if (!obj) return BadRequest("DeltaFifo::Delete: null object");
   char buf[256];
   std::string owned;
-  const std::string_view key = KeyView(*obj, buf, &owned);
+  const KeyProbe key = Probe(KeyView(*obj, buf, &owned));
   SpinMutexLock lock(mu_);
   // An object in a batch being processed is in neither the queue nor KnownObjects yet.
   WaitIdleLocked();
@@ -163,7 +180,7 @@ Result<void> DeltaFifo::Delete(const ObjectPtr& obj) {
   UpdateSyncedLocked();
   if (FindLocked(key) == nullptr) {
     // Nothing to delete: unknown to the queue and (when there is one) to the consumer's store.
-    if (options_.known_objects == nullptr || options_.known_objects->GetByKey(key) == nullptr) {
+    if (options_.known_objects == nullptr || options_.known_objects->GetByKey(key.key) == nullptr) {
       return Ok();
     }
   }
@@ -217,7 +234,7 @@ void DeltaFifo::ReplaceInitial(std::vector<ObjectPtr>& list, bool consume, Delta
       for (std::size_t i = begin; i < end; ++i) {
         PrefetchListed(list, i);
         if (!list[i]) continue;
-        const std::string_view key = KeyView(*list[i], buf, &owned);
+        const KeyProbe key = Probe(KeyView(*list[i], buf, &owned));
         ObjectPtr obj = consume ? std::move(list[i]) : list[i];
         QueueActionLocked(action, std::move(obj), nullptr, key);
       }
@@ -253,7 +270,7 @@ void DeltaFifo::ReplaceLocked(std::vector<ObjectPtr>& list, bool consume, DeltaT
     PrefetchListed(list, i);
     ObjectPtr& item = list[i];
     if (!item) continue;
-    const std::string_view key = KeyView(*item, buf, &owned);
+    const KeyProbe key = Probe(KeyView(*item, buf, &owned));
     ObjectPtr obj = consume ? std::move(item) : item;
     Entry& e = QueueActionLocked(action, std::move(obj), nullptr, key);
     if (e.listed_epoch != epoch) {
@@ -269,7 +286,8 @@ void DeltaFifo::ReplaceLocked(std::vector<ObjectPtr>& list, bool consume, DeltaT
     if (e.listed_epoch == epoch) continue;
     ObjectPtr last = e.deltas.empty() ? nullptr : e.deltas.back().object;
     ++queued_deletions;
-    auto tombstone = std::make_shared<const DeletedFinalStateUnknown>(DeletedFinalStateUnknown{e.key, last});
+    auto tombstone = std::make_shared<const DeletedFinalStateUnknown>(
+        DeletedFinalStateUnknown{std::string(DeltasKeyView(e.deltas, buf, &owned)), last});
     e.deltas.push_back(Delta{DeltaType::kDeleted, std::move(last), std::move(tombstone)});
     DedupDeltas(e.deltas);
   }
@@ -278,12 +296,14 @@ void DeltaFifo::ReplaceLocked(std::vector<ObjectPtr>& list, bool consume, DeltaT
   // listed or has just been given a tombstone).
   if (options_.known_objects != nullptr) {
     for (auto& key : options_.known_objects->ListKeys()) {
-      if (FindLocked(key) != nullptr) continue;
+      const KeyProbe probe = Probe(key);
+      if (FindLocked(probe) != nullptr) continue;
       ObjectPtr last = options_.known_objects->GetByKey(key);
       ++queued_deletions;
       auto tombstone =
           std::make_shared<const DeletedFinalStateUnknown>(DeletedFinalStateUnknown{key, last});
-      QueueActionLocked(DeltaType::kDeleted, std::move(last), std::move(tombstone), key);
+      // The probe's view stays valid: `key` outlives the call (the tombstone holds a copy).
+      QueueActionLocked(DeltaType::kDeleted, std::move(last), std::move(tombstone), probe);
     }
   }
 
@@ -304,7 +324,7 @@ Result<void> DeltaFifo::Resync() {
   for (const auto& key : options_.known_objects->ListKeys()) {
     ObjectPtr obj = options_.known_objects->GetByKey(key);
     if (!obj) continue;
-    const std::string_view id = KeyView(*obj, buf, &owned);
+    const KeyProbe id = Probe(KeyView(*obj, buf, &owned));
     // An object with pending deltas will be delivered anyway; a Sync would reorder them.
     if (FindLocked(id) != nullptr) continue;
     QueueActionLocked(DeltaType::kSync, std::move(obj), nullptr, id);
@@ -312,22 +332,20 @@ Result<void> DeltaFifo::Resync() {
   return Ok();
 }
 
-void DeltaFifo::PopFrontLocked(std::string& key, Deltas& deltas, bool& is_in_initial_list, bool& counted) {
+void DeltaFifo::PopFrontLocked(Deltas& deltas, bool& is_in_initial_list, bool& counted) {
   is_in_initial_list = !PoppedInitialLocked();
   // The consumer reads the popped objects (their keys, for its store): start loading the next
-  // ones, and the keys this erases next.
+  // ones.
   if (queue_.size() > kPrefetchAhead) {
     const Entry& ahead = queue_[kPrefetchAhead];
     if (!ahead.deltas.empty() && ahead.deltas.back().object) Object::PrefetchHeader(ahead.deltas.back().object.get());
   }
   if (queue_.size() > kPrefetchAhead / 2) {
     const Entry& ahead = queue_[kPrefetchAhead / 2];
-    __builtin_prefetch(ahead.key.data());
     if (!ahead.deltas.empty() && ahead.deltas.back().object) ahead.deltas.back().object->PrefetchIdentity();
   }
   Entry& front = queue_.front();
-  items_.erase(std::string_view(front.key));
-  key = std::move(front.key);
+  items_.erase(Slot{&front, front.hash});
   deltas = std::move(front.deltas);
   queue_.pop_front();
   counted = initial_population_count_ > 0;
@@ -336,17 +354,20 @@ void DeltaFifo::PopFrontLocked(std::string& key, Deltas& deltas, bool& is_in_ini
   if (items_.empty() && items_.bucket_count() > kShrinkBuckets) {
     // A drained FIFO gives back the table a big Replace grew, instead of keeping it for the
     // informer's whole life.
-    items_ = decltype(items_)();
+    items_ = KeySet(0, SlotHash{}, SlotEq{this});
     queue_.shrink_to_fit();
   }
 }
 
-void DeltaFifo::RequeueLocked(std::string key, Deltas deltas, bool at_front) {
+void DeltaFifo::RequeueLocked(Deltas deltas, bool at_front) {
+  char buf[256];
+  std::string owned;
+  const KeyProbe key = Probe(DeltasKeyView(deltas, buf, &owned));
   if (FindLocked(key) != nullptr) return;  // newer deltas arrived meanwhile: they win
   Entry& e = at_front ? queue_.emplace_front() : queue_.emplace_back();
-  e.key = std::move(key);
   e.deltas = std::move(deltas);
-  items_.emplace(std::string_view(e.key), &e);
+  e.hash = key.hash;
+  items_.insert(Slot{&e, key.hash});
   pop_ready_.store(true, std::memory_order_relaxed);
   if (waiters_ > 0) cond_.SignalAll();
 }
@@ -376,17 +397,16 @@ Result<Deltas> DeltaFifo::Pop(const ProcessFunc& process) {
   ConsumerLock lock(*this);
   WaitForItemLocked();
   if (queue_.empty()) return CanceledError("DeltaFIFO: manipulating with closed queue");
-  std::string key;
   Deltas deltas;
   bool is_in_initial_list = false;
   bool counted = false;
-  PopFrontLocked(key, deltas, is_in_initial_list, counted);
+  PopFrontLocked(deltas, is_in_initial_list, counted);
   // Called under the lock, by design (see the class comment).
   ProcessResult outcome = process(deltas, is_in_initial_list);
   // Synced only once the last initial item is processed (in the store): HasSynced reads the
   // flag without the lock, so it must not turn true while `process` still runs.
   if (counted) UpdateSyncedLocked();
-  if (outcome.requeue) RequeueLocked(std::move(key), deltas, /*at_front=*/false);
+  if (outcome.requeue) RequeueLocked(deltas, /*at_front=*/false);
   if (!outcome.status.ok()) return std::move(outcome.status).error();
   return deltas;
 }
@@ -403,7 +423,7 @@ Result<std::size_t> DeltaFifo::PopBatch(std::size_t max, const BatchProcessFunc&
     batch.resize(std::min(max, queue_.size()));
     for (PoppedDeltas& p : batch) {
       bool c = false;
-      PopFrontLocked(p.key, p.deltas, p.is_in_initial_list, c);
+      PopFrontLocked(p.deltas, p.is_in_initial_list, c);
       if (c) ++counted;
     }
     in_flight_ = true;
@@ -420,11 +440,11 @@ Result<std::size_t> DeltaFifo::PopBatch(std::size_t max, const BatchProcessFunc&
       const std::size_t initial = std::exchange(fifo.in_flight_initial_, 0);
       if (completed) {
         for (PoppedDeltas& p : batch) {
-          if (p.result.requeue) fifo.RequeueLocked(p.key, p.deltas, /*at_front=*/false);
+          if (p.result.requeue) fifo.RequeueLocked(p.deltas, /*at_front=*/false);
         }
       } else {
         for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
-          fifo.RequeueLocked(std::move(it->key), std::move(it->deltas), /*at_front=*/true);
+          fifo.RequeueLocked(std::move(it->deltas), /*at_front=*/true);
         }
         // Back in the queue, so still to be processed before HasSynced.
         fifo.initial_population_count_ += initial;
@@ -456,13 +476,13 @@ std::vector<std::string> DeltaFifo::ListKeys() const {
   MutexLock lock(mu_);
   std::vector<std::string> keys;
   keys.reserve(queue_.size());
-  for (const Entry& e : queue_) keys.push_back(e.key);
+  for (const Entry& e : queue_) keys.push_back(KeyOf(e.deltas));
   return keys;
 }
 
 Deltas DeltaFifo::GetByKey(std::string_view key) const {
   MutexLock lock(mu_);
-  const Entry* e = FindLocked(key);
+  const Entry* e = FindLocked(Probe(key));
   return e == nullptr ? Deltas{} : e->deltas;
 }
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -239,7 +240,7 @@ TEST(DeltaFifoPopBatch, HandsOutUpToMaxKeysOldestFirstWithTheirDeltas) {
   std::vector<std::size_t> sizes;
   auto r = f.PopBatch(2, [&](std::span<PoppedDeltas> batch) {
     for (auto& p : batch) {
-      keys.push_back(p.key);
+      keys.push_back(f.KeyOf(p.deltas));
       sizes.push_back(p.deltas.size());
     }
   });
@@ -409,13 +410,14 @@ TEST(DeltaFifoInitialReplace, AConcurrentConsumerGetsEveryObjectOnceAllFlaggedIn
           EXPECT_TRUE(f.Add(Obj("x", "concurrent", "1")).ok());
         }
         for (auto& p : batch) {
-          if (p.key == "x/concurrent") {
-            seen.push_back(p.key);
+          const std::string key = f.KeyOf(p.deltas);
+          if (key == "x/concurrent") {
+            seen.push_back(key);
             continue;
           }
           if (!p.is_in_initial_list) ++not_initial;
           if (f.HasSynced()) ++synced_early;
-          seen.push_back(p.key);
+          seen.push_back(key);
           EXPECT_EQ(p.deltas.size(), 1u);
           EXPECT_EQ(p.deltas[0].type, DeltaType::kReplaced);
           store.Add(p.deltas[0].object);
@@ -449,7 +451,7 @@ TEST(DeltaFifoInitialReplace, NotSyncedUntilItsLastObjectIsProcessedAndALaterAdd
     EXPECT_FALSE(f.HasSynced());
     const auto max = static_cast<std::size_t>(std::min(700, kObjects - popped));  // not the Add yet
     auto r = f.PopBatch(max, [&](std::span<PoppedDeltas> batch) {
-      for (auto& p : batch) EXPECT_TRUE(p.is_in_initial_list) << p.key;
+      for (auto& p : batch) EXPECT_TRUE(p.is_in_initial_list) << f.KeyOf(p.deltas);
     });
     ASSERT_TRUE(r.ok());
     popped += static_cast<int>(*r);
@@ -495,6 +497,88 @@ TEST(DeltaFifoInitialReplace, TheRvalueFormTakesTheListsReferences) {
   ASSERT_TRUE(f.Replace(std::move(list), "1").ok());
   EXPECT_EQ(first.use_count(), 2);  // ours and the queue's: the list's reference moved
   EXPECT_EQ(f.GetByKey("n/o00000")[0].object, first);
+}
+
+// Queued keys are not stored: each is derived from its deltas (tombstone or object).
+TEST(DeltaFifoKeys, KeyOfIsTheTombstonesKeyOrTheObjectsKey) {
+  Indexer known;
+  known.Add(Obj("n", "gone", "1"));
+  DeltaFifo f({.key_func = {}, .known_objects = &known, .emit_replaced = true});
+  EXPECT_EQ(f.KeyOf(Deltas{}), "");
+  ASSERT_TRUE(f.Add(Obj("", "cluster-scoped", "2")).ok());
+  ASSERT_TRUE(f.Replace({Obj("", "cluster-scoped", "3")}, "3").ok());  // "n/gone" missing: a tombstone
+  EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"cluster-scoped", "n/gone"}));
+  EXPECT_EQ(f.KeyOf(PopOne(f)), "cluster-scoped");
+  const Deltas gone = PopOne(f);
+  ASSERT_EQ(gone.size(), 1u);
+  ASSERT_TRUE(gone[0].FinalStateUnknown());
+  EXPECT_EQ(f.KeyOf(gone), "n/gone");
+  // A requeued tombstone finds its key again.
+  ASSERT_TRUE(f.Replace({}, "4").ok());
+  ASSERT_FALSE(f.Pop([](const Deltas&, bool) { return ProcessResult{BadRequest("later"), true}; }).ok());
+  EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"n/gone"}));
+  EXPECT_EQ(f.GetByKey("n/gone").size(), 1u);
+}
+
+TEST(DeltaFifoKeys, ACustomKeyFuncGroupsDeltasAndIsUsedForEveryLookup) {
+  const KeyFunc by_name = [](const Object& o) { return "k:" + std::string(o.Name()); };
+  Indexer known({}, by_name);
+  known.Add(Obj("one", "stored", "1"));
+  DeltaFifo f({.key_func = by_name, .known_objects = &known, .emit_replaced = true});
+  ASSERT_TRUE(f.Add(Obj("one", "a", "1")).ok());
+  ASSERT_TRUE(f.Update(Obj("two", "a", "2")).ok());  // same custom key: same entry
+  ASSERT_TRUE(f.Add(Obj("one", "b", "3")).ok());
+  EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{"k:a", "k:b"}));
+  EXPECT_EQ(Types(f.GetByKey("k:a")), (std::vector<DeltaType>{DeltaType::kAdded, DeltaType::kUpdated}));
+  EXPECT_TRUE(f.GetByKey("one/a").empty());
+  ASSERT_TRUE(f.Delete(Obj("elsewhere", "stored", "4")).ok());  // known under its custom key
+  EXPECT_EQ(Types(f.GetByKey("k:stored")), (std::vector<DeltaType>{DeltaType::kDeleted}));
+  ASSERT_TRUE(f.Replace({Obj("one", "a", "5")}, "5").ok());
+  const Deltas b = f.GetByKey("k:b");
+  ASSERT_EQ(b.size(), 2u);
+  ASSERT_TRUE(b[1].FinalStateUnknown());
+  EXPECT_EQ(b[1].tombstone->key, "k:b");
+  const Deltas a = PopOne(f);
+  EXPECT_EQ(f.KeyOf(a), "k:a");
+  EXPECT_EQ(Types(a), (std::vector<DeltaType>{DeltaType::kAdded, DeltaType::kUpdated, DeltaType::kReplaced}));
+}
+
+TEST(DeltaFifoKeys, AKeyLongerThanTheStackBufferWorksLikeAnyOther) {
+  const std::string ns(63, 'n');
+  const std::string name(253, 'x');
+  const std::string key = ns + "/" + name;
+  DeltaFifo f;
+  ASSERT_TRUE(f.Add(Obj(ns, name, "1")).ok());
+  ASSERT_TRUE(f.Update(Obj(ns, name, "2")).ok());
+  EXPECT_EQ(f.ListKeys(), (std::vector<std::string>{key}));
+  EXPECT_EQ(f.GetByKey(key).size(), 2u);
+  ASSERT_FALSE(f.Pop([](const Deltas&, bool) { return ProcessResult{BadRequest("later"), true}; }).ok());
+  const Deltas d = PopOne(f);
+  EXPECT_EQ(f.KeyOf(d), key);
+  EXPECT_EQ(d.size(), 2u);
+}
+
+TEST(DeltaFifoKeys, ManyKeysSurviveGrowthDrainingAndReuse) {
+  // Enough keys that the key set grows several times, then is released when drained (see
+  // PopFrontLocked), then is used again.
+  constexpr int kKeys = 20000;
+  DeltaFifo f;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < kKeys; ++i) ASSERT_TRUE(f.Add(Obj("n", "o" + std::to_string(i), "1")).ok());
+    for (int i = 0; i < kKeys; i += 2) ASSERT_TRUE(f.Update(Obj("n", "o" + std::to_string(i), "2")).ok());
+    ASSERT_EQ(f.Len(), static_cast<std::size_t>(kKeys));
+    for (int i = 0; i < kKeys; i += 997) {
+      EXPECT_EQ(f.GetByKey("n/o" + std::to_string(i)).size(), i % 2 == 0 ? 2u : 1u) << i;
+    }
+    EXPECT_TRUE(f.GetByKey("n/missing").empty());
+    for (int i = 0; i < kKeys; ++i) {
+      const Deltas d = PopOne(f);
+      ASSERT_EQ(f.KeyOf(d), "n/o" + std::to_string(i));
+      ASSERT_EQ(d.size(), i % 2 == 0 ? 2u : 1u);
+    }
+    EXPECT_EQ(f.Len(), 0u);
+    EXPECT_TRUE(f.GetByKey("n/o0").empty());
+  }
 }
 
 TEST(DeltaType, Names) {

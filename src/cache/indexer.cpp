@@ -5,36 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "store_key.hpp"
+
 namespace kube::cache {
 
-namespace {
-
-// Hash of "ns/name" (or "name") computed from the parts, identical to hashing the joined key.
-std::size_t HashKeyParts(std::string_view ns, std::string_view name) {
-  if (ns.empty()) return std::hash<std::string_view>{}(name);
-  char buf[320];
-  const std::size_t n = ns.size() + 1 + name.size();
-  if (n <= sizeof(buf)) {
-    std::copy(ns.begin(), ns.end(), buf);
-    buf[ns.size()] = '/';
-    std::copy(name.begin(), name.end(), buf + ns.size() + 1);
-    return std::hash<std::string_view>{}(std::string_view(buf, n));
-  }
-  std::string key;
-  key.reserve(n);
-  key.append(ns).append("/").append(name);
-  return std::hash<std::string_view>{}(key);
-}
-
-bool KeyPartsEqual(const Object& obj, std::string_view key) {
-  const std::string_view ns = obj.Namespace();
-  const std::string_view name = obj.Name();
-  if (ns.empty()) return key == name;
-  return key.size() == ns.size() + 1 + name.size() && key.substr(0, ns.size()) == ns &&
-         key[ns.size()] == '/' && key.substr(ns.size() + 1) == name;
-}
-
-}  // namespace
+using internal::HashKeyParts;
+using internal::KeyPartsEqual;
 
 std::string MetaNamespaceKeyFunc(const Object& obj) { return obj.Key(); }
 

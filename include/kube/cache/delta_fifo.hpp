@@ -13,8 +13,9 @@
 #include <boost/container/deque.hpp>
 #include <boost/container/options.hpp>
 #include <boost/container/small_vector.hpp>
-#include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
 
+#include <kube/base/large_array_allocator.hpp>
 #include <kube/base/mutex.hpp>
 #include <kube/base/result.hpp>
 #include <kube/cache/indexer.hpp>
@@ -57,8 +58,7 @@ using ProcessFunc = std::function<ProcessResult(const Deltas& deltas, bool is_in
 /// One key handed out by `DeltaFifo::PopBatch`: its deltas, whether they come from the initial
 /// list, and the processing outcome the batch function records for it.
 struct PoppedDeltas {
-  std::string key;
-  Deltas deltas;
+  Deltas deltas;  ///< never empty; `DeltaFifo::KeyOf(deltas)` is the key
   bool is_in_initial_list = false;
   ProcessResult result;  ///< set by the batch function; `requeue` is honoured as in Pop
 };
@@ -139,27 +139,54 @@ class DeltaFifo final {
   Deltas GetByKey(std::string_view key) const;
   /// Number of queued keys.
   std::size_t Len() const;
+  /// The key of a non-empty delta list of this FIFO (as handed out by Pop and PopBatch): the
+  /// tombstone's key for a DeletedFinalStateUnknown delta, else the KeyFunc of the object.
+  /// **Errors:** none; an empty list (or one whose last delta has neither) gives "".
+  std::string KeyOf(const Deltas& deltas) const;
 
  private:
-  // One queued key. Entries live in `queue_` (a deque: only its ends change, so an entry never
-  // moves while queued) and `items_` maps a view of the entry's own key to it.
+  // One queued key. The key is not stored: it is derived from the deltas (the tombstone's key or
+  // the object's), as the Indexer does, which saves a string and its allocation per queued key.
+  // The hash of the key is kept, so that the key set grows and erases without reading objects.
   struct Entry {
-    std::string key;
     Deltas deltas;
+    std::size_t hash = 0;       // std::hash<std::string_view> of the key
     uint64_t listed_epoch = 0;  // replace_epoch_ of the last Replace that listed this key
   };
-  struct ViewHash {
+  // An element of the key set: the entry and its key's hash. Two slots are equal only when they
+  // are the same entry (a key is inserted only after a lookup missed).
+  struct Slot {
+    Entry* entry = nullptr;
+    std::size_t hash = 0;
+  };
+  // A lookup by key, with the key's hash computed once.
+  struct KeyProbe {
+    std::string_view key;
+    std::size_t hash = 0;
+  };
+  struct SlotHash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    std::size_t operator()(const Slot& s) const { return s.hash; }
+    std::size_t operator()(const KeyProbe& p) const { return p.hash; }
+  };
+  struct SlotEq {
+    using is_transparent = void;
+    const DeltaFifo* fifo = nullptr;
+    bool operator()(const Slot& a, const Slot& b) const { return a.entry == b.entry; }
+    bool operator()(const Slot& a, const KeyProbe& b) const { return fifo->EntryHasKey(*a.entry, b.key); }
+    bool operator()(const KeyProbe& a, const Slot& b) const { return fifo->EntryHasKey(*b.entry, a.key); }
   };
   // The key of `obj` as a view into `buf` (or into `*owned` when it does not fit).
   std::string_view KeyView(const Object& obj, char (&buf)[256], std::string* owned) const;
-  std::string KeyOfObject(const Object& obj) const;
-  Entry* FindLocked(std::string_view key) KUBE_REQUIRES(mu_);
-  const Entry* FindLocked(std::string_view key) const KUBE_REQUIRES(mu_);
+  // The key of a delta list as KeyView does (empty for an empty list).
+  std::string_view DeltasKeyView(const Deltas& deltas, char (&buf)[256], std::string* owned) const;
+  // True when the queued entry's key is `key`.
+  bool EntryHasKey(const Entry& e, std::string_view key) const;
+  static KeyProbe Probe(std::string_view key) { return KeyProbe{key, std::hash<std::string_view>{}(key)}; }
+  Entry* FindLocked(const KeyProbe& key) const KUBE_REQUIRES(mu_);
   Entry& QueueActionLocked(DeltaType type, ObjectPtr obj,
                            std::shared_ptr<const DeletedFinalStateUnknown> tombstone,
-                           std::string_view key) KUBE_REQUIRES(mu_);
+                           const KeyProbe& key) KUBE_REQUIRES(mu_);
   void UpdateSyncedLocked() KUBE_REQUIRES(mu_);
   // client-go's hasSynced_locked: populated and every initial item popped (not counting an
   // initial Replace still being queued).
@@ -171,9 +198,9 @@ class DeltaFifo final {
   // Blocks while a PopBatch batch is in flight.
   void WaitIdleLocked() KUBE_REQUIRES(mu_);
   // Removes the front entry; counts it against the initial population.
-  void PopFrontLocked(std::string& key, Deltas& deltas, bool& is_in_initial_list, bool& counted) KUBE_REQUIRES(mu_);
-  // Queues `key` again with `deltas` unless it has been queued meanwhile (front or back).
-  void RequeueLocked(std::string key, Deltas deltas, bool at_front) KUBE_REQUIRES(mu_);
+  void PopFrontLocked(Deltas& deltas, bool& is_in_initial_list, bool& counted) KUBE_REQUIRES(mu_);
+  // Queues `deltas` (non-empty) again unless their key has been queued meanwhile (front or back).
+  void RequeueLocked(Deltas deltas, bool at_front) KUBE_REQUIRES(mu_);
   // Replace's two forms: the initial one (chunked, see the class comment) and the general one.
   // `consume`: move the objects out of `list` instead of copying the references.
   Result<void> ReplaceImpl(std::vector<ObjectPtr>& list, bool consume);
@@ -188,7 +215,10 @@ class DeltaFifo final {
   using EntryQueue =
       boost::container::deque<Entry, void, boost::container::deque_options_t<boost::container::block_size<256U>>>;
   EntryQueue queue_ KUBE_GUARDED_BY(mu_);
-  boost::unordered_flat_map<std::string_view, Entry*, ViewHash, std::equal_to<>> items_ KUBE_GUARDED_BY(mu_);
+  // The queued keys: one slot per entry of queue_ (a deque: only its ends change, so an entry
+  // never moves while queued).
+  using KeySet = boost::unordered_flat_set<Slot, SlotHash, SlotEq, LargeArrayAllocator<Slot>>;
+  KeySet items_ KUBE_GUARDED_BY(mu_){0, SlotHash{}, SlotEq{this}};
   uint64_t replace_epoch_ KUBE_GUARDED_BY(mu_) = 0;
   int waiters_ KUBE_GUARDED_BY(mu_) = 0;  // Pop calls blocked on cond_
   int idle_waiters_ KUBE_GUARDED_BY(mu_) = 0;  // calls blocked on cond_ in WaitIdleLocked

@@ -10,6 +10,7 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
 
+#include <kube/base/large_array_allocator.hpp>
 #include <kube/base/mutex.hpp>
 #include <kube/base/result.hpp>
 #include <kube/core/label_selector.hpp>
@@ -113,7 +114,7 @@ class Indexer final : public KeyListerGetter {
     bool operator()(const Stored& a, std::string_view b) const;
     bool operator()(std::string_view a, const Stored& b) const { return (*this)(b, a); }
   };
-  using ObjectSet = boost::unordered_flat_set<Stored, KeyHash, KeyEq>;
+  using ObjectSet = boost::unordered_flat_set<Stored, KeyHash, KeyEq, LargeArrayAllocator<Stored>>;
   struct ValueHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }

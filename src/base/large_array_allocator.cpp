@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -44,4 +45,63 @@ void UnmapLargeArray(void* p, std::size_t bytes) noexcept {
 
 namespace kube {
 std::size_t LargeArrayBytesMapped() noexcept { return internal::g_mapped.load(std::memory_order_relaxed); }
+}  // namespace kube
+
+namespace kube {
+
+HugePageBlockPool::HugePageBlockPool(std::size_t block_bytes, std::size_t heap_blocks)
+    : block_bytes_(std::clamp<std::size_t>(block_bytes, 1, kSlabBytes / 2)), heap_limit_(heap_blocks) {}
+
+HugePageBlockPool::~HugePageBlockPool() { ReleaseSlabs(); }
+
+bool HugePageBlockPool::FromSlab(const void* p) const noexcept {
+  const auto base = reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{kSlabBytes} - 1);
+  return std::find(slabs_.begin(), slabs_.end(), reinterpret_cast<void*>(base)) != slabs_.end();
+}
+
+void HugePageBlockPool::ReleaseSlabs() noexcept {
+  for (void* slab : slabs_) internal::UnmapLargeArray(slab, kSlabBytes);
+  slabs_.clear();
+  free_.clear();
+  carved_ = 0;
+}
+
+void* HugePageBlockPool::Allocate(std::size_t bytes) {
+  if (bytes != block_bytes_) return ::operator new(bytes);
+  if (heap_in_use_ < heap_limit_) {
+    void* p = ::operator new(bytes);
+    ++heap_in_use_;
+    return p;
+  }
+  void* p = nullptr;
+  if (!free_.empty()) {
+    p = free_.back();
+    free_.pop_back();
+  } else {
+    const std::size_t per_slab = kSlabBytes / block_bytes_;
+    if (slabs_.empty() || carved_ == per_slab) {
+      // Deallocate must not allocate: room for every block the slabs can hold.
+      free_.reserve((slabs_.size() + 1) * per_slab);
+      slabs_.reserve(slabs_.size() + 1);
+      slabs_.push_back(internal::MapLargeArray(kSlabBytes));
+      carved_ = 0;
+    }
+    p = static_cast<char*>(slabs_.back()) + carved_ * block_bytes_;
+    ++carved_;
+  }
+  ++slab_in_use_;
+  return p;
+}
+
+void HugePageBlockPool::Deallocate(void* p, std::size_t bytes) noexcept {
+  if (p == nullptr) return;
+  if (bytes != block_bytes_ || !FromSlab(p)) {
+    if (bytes == block_bytes_) --heap_in_use_;
+    ::operator delete(p);
+    return;
+  }
+  free_.push_back(p);  // capacity reserved when the slab was mapped
+  if (--slab_in_use_ == 0) ReleaseSlabs();
+}
+
 }  // namespace kube

@@ -1,9 +1,12 @@
 #include <kube/base/large_array_allocator.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <new>
 #include <vector>
 
+#include <boost/container/deque.hpp>
+#include <boost/container/options.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
 #include <gtest/gtest.h>
 
@@ -54,6 +57,63 @@ TEST(LargeArrayAllocator, BacksAHashSetThroughEveryGrowthStep) {
   set.insert(42);
   EXPECT_TRUE(set.contains(42));
   EXPECT_EQ(set.size(), 1u);
+}
+
+TEST(HugePageBlockPool, HeapFirstThenSlabBlocksReusedAndGivenBackWhenNoneIsInUse) {
+  constexpr std::size_t kBlock = 20480;
+  HugePageBlockPool pool(kBlock, 2);
+  void* h1 = pool.Allocate(kBlock);
+  void* h2 = pool.Allocate(kBlock);
+  EXPECT_EQ(pool.MappedBytes(), 0u);  // within the heap allowance
+  void* other = pool.Allocate(100);   // another size: always the heap
+  EXPECT_EQ(pool.MappedBytes(), 0u);
+
+  std::vector<void*> slab;
+  const std::size_t per_slab = (std::size_t{2} << 20) / kBlock;
+  for (std::size_t i = 0; i < per_slab + 1; ++i) slab.push_back(pool.Allocate(kBlock));
+  EXPECT_EQ(pool.MappedBytes(), std::size_t{4} << 20);  // one slab full, a second one started
+  const auto first = reinterpret_cast<std::uintptr_t>(slab[0]);
+  EXPECT_EQ(first % (std::size_t{2} << 20), 0u);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(slab[1]) - first, kBlock);
+  for (void* p : slab) std::fill_n(static_cast<char*>(p), kBlock, 'x');  // every block usable
+
+  // A freed slab block is handed out again; heap blocks go back to the heap.
+  pool.Deallocate(slab[5], kBlock);
+  EXPECT_EQ(pool.Allocate(kBlock), slab[5]);
+  pool.Deallocate(h1, kBlock);
+  pool.Deallocate(other, 100);
+  // With a heap block free again, the next block comes from the heap, not a slab.
+  void* h3 = pool.Allocate(kBlock);
+  EXPECT_FALSE(reinterpret_cast<std::uintptr_t>(h3) >= first &&
+               reinterpret_cast<std::uintptr_t>(h3) < first + (std::size_t{2} << 20));
+
+  for (void* p : slab) pool.Deallocate(p, kBlock);
+  EXPECT_EQ(pool.MappedBytes(), 0u);  // the last slab block freed: every mapping given back
+  pool.Deallocate(h2, kBlock);
+  pool.Deallocate(h3, kBlock);
+}
+
+TEST(HugePageBlockPool, BacksADequeThroughGrowthAndDraining) {
+  using Options = boost::container::deque_options_t<boost::container::block_size<256U>>;
+  HugePageBlockPool pool(256 * sizeof(std::uint64_t), 4);
+  {
+    boost::container::deque<std::uint64_t, BlockPoolAllocator<std::uint64_t>, Options> q{
+        BlockPoolAllocator<std::uint64_t>(&pool)};
+    constexpr std::uint64_t kN = 200000;
+    for (std::uint64_t round = 0; round < 2; ++round) {
+      for (std::uint64_t i = 0; i < kN; ++i) q.push_back(i);
+      EXPECT_GT(pool.MappedBytes(), 0u);
+      for (std::uint64_t i = 0; i < kN; ++i) {
+        ASSERT_EQ(q.front(), i);
+        q.pop_front();
+      }
+      q.shrink_to_fit();
+      EXPECT_EQ(pool.MappedBytes(), 0u) << "round " << round;
+    }
+    q.push_front(7);
+    EXPECT_EQ(q.front(), 7u);
+  }
+  EXPECT_EQ(pool.MappedBytes(), 0u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <vector>
 
 namespace kube {
 
@@ -55,6 +56,71 @@ class LargeArrayAllocator {
   }
 
   friend bool operator==(const LargeArrayAllocator&, const LargeArrayAllocator&) noexcept { return true; }
+};
+
+/// Equal-sized blocks for one container that allocates a block at a time (a deque's blocks): the
+/// first `heap_blocks` blocks in use come from the heap; beyond that, blocks are carved from
+/// 2 MiB mappings advised for transparent huge pages (as LargeArrayAllocator's), so that a
+/// container grown to hundreds of thousands of elements touches one huge page per 2 MiB instead
+/// of 512 small ones. Freed slab blocks are reused; when none is in use any more, every mapping
+/// is given back. Requests of any other size go to the heap.
+/// **Thread-safety:** none; the container's own lock must guard it. **Lifetime:** must outlive
+/// every block it handed out (declare it before the container).
+class HugePageBlockPool {
+ public:
+  /// Blocks of `block_bytes` (at most 1 MiB); the heap serves up to `heap_blocks` of them.
+  HugePageBlockPool(std::size_t block_bytes, std::size_t heap_blocks);
+  ~HugePageBlockPool();
+  HugePageBlockPool(const HugePageBlockPool&) = delete;
+  HugePageBlockPool& operator=(const HugePageBlockPool&) = delete;
+
+  /// `bytes` of storage. **Errors:** std::bad_alloc.
+  void* Allocate(std::size_t bytes);
+  /// Gives back what Allocate(bytes) returned.
+  void Deallocate(void* p, std::size_t bytes) noexcept;
+  /// Bytes currently mapped for slabs (also counted in LargeArrayBytesMapped()).
+  std::size_t MappedBytes() const noexcept { return slabs_.size() * kSlabBytes; }
+
+ private:
+  static constexpr std::size_t kSlabBytes = std::size_t{2} << 20;
+  bool FromSlab(const void* p) const noexcept;
+  void ReleaseSlabs() noexcept;
+
+  std::size_t block_bytes_;
+  std::size_t heap_limit_;
+  std::size_t heap_in_use_ = 0;  // blocks handed out from the heap
+  std::size_t slab_in_use_ = 0;  // blocks handed out from slabs
+  std::vector<void*> slabs_;     // 2 MiB-aligned mappings
+  std::vector<void*> free_;      // freed slab blocks
+  std::size_t carved_ = 0;       // blocks carved from the newest slab
+};
+
+/// A standard allocator drawing from a HugePageBlockPool (for boost::container::deque, whose
+/// blocks are all one size and whose map of block pointers is a rebound copy).
+template <class T>
+class BlockPoolAllocator {
+ public:
+  using value_type = T;
+
+  explicit BlockPoolAllocator(HugePageBlockPool* pool) noexcept : pool_(pool) {}
+  template <class U>
+  BlockPoolAllocator(const BlockPoolAllocator<U>& other) noexcept : pool_(other.pool()) {}  // NOLINT: rebinding
+
+  /// Room for `n` objects. **Errors:** std::bad_alloc (also for a size that overflows).
+  T* allocate(std::size_t n) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(pool_->Allocate(n * sizeof(T)));
+  }
+  /// Frees what allocate(n) returned.
+  void deallocate(T* p, std::size_t n) noexcept { pool_->Deallocate(p, n * sizeof(T)); }
+  HugePageBlockPool* pool() const noexcept { return pool_; }
+
+  friend bool operator==(const BlockPoolAllocator& a, const BlockPoolAllocator& b) noexcept {
+    return a.pool_ == b.pool_;
+  }
+
+ private:
+  HugePageBlockPool* pool_;
 };
 
 }  // namespace kube

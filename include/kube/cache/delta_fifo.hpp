@@ -211,10 +211,14 @@ class DeltaFifo final {
   mutable Mutex mu_;
   CondVar cond_;
   // A deque with blocks of 256 entries (std::deque's are 512 bytes: 4 entries, one allocation per
-  // 4 keys). A key is in queue_ iff it is in items_.
-  using EntryQueue =
-      boost::container::deque<Entry, void, boost::container::deque_options_t<boost::container::block_size<256U>>>;
-  EntryQueue queue_ KUBE_GUARDED_BY(mu_);
+  // 4 keys). A key is in queue_ iff it is in items_. Beyond 64 blocks (16,384 queued keys), its
+  // blocks come from huge-page slabs (a 100k-object list would otherwise touch 2,000 new pages).
+  static constexpr std::size_t kEntryBlock = 256;
+  static constexpr std::size_t kHeapEntryBlocks = 64;
+  using EntryQueue = boost::container::deque<Entry, BlockPoolAllocator<Entry>,
+                                             boost::container::deque_options_t<boost::container::block_size<kEntryBlock>>>;
+  HugePageBlockPool entry_blocks_ KUBE_GUARDED_BY(mu_){kEntryBlock * sizeof(Entry), kHeapEntryBlocks};
+  EntryQueue queue_ KUBE_GUARDED_BY(mu_){BlockPoolAllocator<Entry>(&entry_blocks_)};
   // The queued keys: one slot per entry of queue_ (a deque: only its ends change, so an entry
   // never moves while queued).
   using KeySet = boost::unordered_flat_set<Slot, SlotHash, SlotEq, LargeArrayAllocator<Slot>>;

@@ -44,10 +44,8 @@ void UnmapLargeArray(void* p, std::size_t bytes) noexcept {
 }  // namespace kube::internal
 
 namespace kube {
-std::size_t LargeArrayBytesMapped() noexcept { return internal::g_mapped.load(std::memory_order_relaxed); }
-}  // namespace kube
 
-namespace kube {
+std::size_t LargeArrayBytesMapped() noexcept { return internal::g_mapped.load(std::memory_order_relaxed); }
 
 HugePageBlockPool::HugePageBlockPool(std::size_t block_bytes, std::size_t heap_blocks)
     : block_bytes_(std::clamp<std::size_t>(block_bytes, 1, kSlabBytes / 2)), heap_limit_(heap_blocks) {}

@@ -47,45 +47,67 @@ namespace kube {
 
 std::size_t LargeArrayBytesMapped() noexcept { return internal::g_mapped.load(std::memory_order_relaxed); }
 
-HugePageBlockPool::HugePageBlockPool(std::size_t block_bytes, std::size_t heap_blocks)
-    : block_bytes_(std::clamp<std::size_t>(block_bytes, 1, kSlabBytes / 2)), heap_limit_(heap_blocks) {}
+HugePageBlockPool::HugePageBlockPool(std::size_t heap_bytes) : heap_limit_(heap_bytes) {}
 
-HugePageBlockPool::~HugePageBlockPool() { ReleaseSlabs(); }
+HugePageBlockPool::~HugePageBlockPool() {
+  ReleaseSlabs();
+  for (std::size_t base : own_) internal::UnmapLargeArray(reinterpret_cast<void*>(base), kSlabBytes);
+}
+
+std::size_t HugePageBlockPool::MappedBytes() const noexcept { return (slabs_.size() + own_.size()) * kSlabBytes; }
+
+std::size_t HugePageBlockPool::SlabBase(const void* p) noexcept {
+  return reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{kSlabBytes} - 1);
+}
+
+std::size_t HugePageBlockPool::Carved(std::size_t bytes) noexcept {
+  return (std::max<std::size_t>(bytes, 1) + kGrain - 1) / kGrain * kGrain;
+}
+
+HugePageBlockPool::FreeList* HugePageBlockPool::FindFreeList(std::size_t size) noexcept {
+  auto it = std::find_if(free_.begin(), free_.end(), [size](const FreeList& l) { return l.size == size; });
+  return it == free_.end() ? nullptr : &*it;
+}
 
 bool HugePageBlockPool::FromSlab(const void* p) const noexcept {
-  const auto base = reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{kSlabBytes} - 1);
-  return std::find(slabs_.begin(), slabs_.end(), reinterpret_cast<void*>(base)) != slabs_.end();
+  return std::find(slabs_.begin(), slabs_.end(), SlabBase(p)) != slabs_.end();
 }
 
 void HugePageBlockPool::ReleaseSlabs() noexcept {
-  for (void* slab : slabs_) internal::UnmapLargeArray(slab, kSlabBytes);
+  for (std::size_t base : slabs_) internal::UnmapLargeArray(reinterpret_cast<void*>(base), kSlabBytes);
   slabs_.clear();
-  free_.clear();
+  for (FreeList& list : free_) list.head = nullptr;
   carved_ = 0;
 }
 
 void* HugePageBlockPool::Allocate(std::size_t bytes) {
-  if (bytes != block_bytes_) return ::operator new(bytes);
-  if (heap_in_use_ < heap_limit_) {
+  if (bytes >= internal::kLargeArrayBytes) return internal::MapLargeArray(bytes);
+  if (heap_in_use_ + bytes <= heap_limit_) {
     void* p = ::operator new(bytes);
-    ++heap_in_use_;
+    heap_in_use_ += bytes;
     return p;
   }
-  void* p = nullptr;
-  if (!free_.empty()) {
-    p = free_.back();
-    free_.pop_back();
+  if (bytes > kMaxCarved) {
+    own_.reserve(own_.size() + 1);
+    void* p = internal::MapLargeArray(kSlabBytes);
+    own_.push_back(reinterpret_cast<std::uintptr_t>(p));
+    return p;
+  }
+  const std::size_t size = Carved(bytes);
+  FreeList* list = FindFreeList(size);
+  if (list == nullptr) list = &free_.emplace_back(FreeList{size, nullptr});
+  void* p = list->head;
+  if (p != nullptr) {
+    list->head = list->head->next;
   } else {
-    const std::size_t per_slab = kSlabBytes / block_bytes_;
-    if (slabs_.empty() || carved_ == per_slab) {
-      // Deallocate must not allocate: room for every block the slabs can hold.
-      free_.reserve((slabs_.size() + 1) * per_slab);
+    if (slabs_.empty() || kSlabBytes - carved_ < size) {
+      // The newest slab's remainder (less than kMaxCarved) is left unused.
       slabs_.reserve(slabs_.size() + 1);
-      slabs_.push_back(internal::MapLargeArray(kSlabBytes));
+      slabs_.push_back(reinterpret_cast<std::uintptr_t>(internal::MapLargeArray(kSlabBytes)));
       carved_ = 0;
     }
-    p = static_cast<char*>(slabs_.back()) + carved_ * block_bytes_;
-    ++carved_;
+    p = reinterpret_cast<void*>(slabs_.back() + carved_);
+    carved_ += size;
   }
   ++slab_in_use_;
   return p;
@@ -93,13 +115,29 @@ void* HugePageBlockPool::Allocate(std::size_t bytes) {
 
 void HugePageBlockPool::Deallocate(void* p, std::size_t bytes) noexcept {
   if (p == nullptr) return;
-  if (bytes != block_bytes_ || !FromSlab(p)) {
-    if (bytes == block_bytes_) --heap_in_use_;
-    ::operator delete(p);
+  if (bytes >= internal::kLargeArrayBytes) {
+    internal::UnmapLargeArray(p, bytes);
     return;
   }
-  free_.push_back(p);  // capacity reserved when the slab was mapped
-  if (--slab_in_use_ == 0) ReleaseSlabs();
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  if (bytes > kMaxCarved) {
+    auto own = std::find(own_.begin(), own_.end(), addr);
+    if (own != own_.end()) {
+      own_.erase(own);
+      internal::UnmapLargeArray(p, kSlabBytes);
+      return;
+    }
+  } else if (FromSlab(p)) {
+    // The list exists: the block was carved for this size.
+    FreeList* list = FindFreeList(Carved(bytes));
+    auto* block = static_cast<FreeBlock*>(p);
+    block->next = list->head;
+    list->head = block;
+    if (--slab_in_use_ == 0) ReleaseSlabs();
+    return;
+  }
+  heap_in_use_ -= bytes;
+  ::operator delete(p);
 }
 
 }  // namespace kube

@@ -59,21 +59,29 @@ TEST(LargeArrayAllocator, BacksAHashSetThroughEveryGrowthStep) {
   EXPECT_EQ(set.size(), 1u);
 }
 
+constexpr std::size_t kSlab = std::size_t{2} << 20;
+
+bool InRange(const void* p, const void* base, std::size_t bytes) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const auto b = reinterpret_cast<std::uintptr_t>(base);
+  return a >= b && a < b + bytes;
+}
+
 TEST(HugePageBlockPool, HeapFirstThenSlabBlocksReusedAndGivenBackWhenNoneIsInUse) {
   constexpr std::size_t kBlock = 20480;
-  HugePageBlockPool pool(kBlock, 2);
+  HugePageBlockPool pool(2 * kBlock);
   void* h1 = pool.Allocate(kBlock);
   void* h2 = pool.Allocate(kBlock);
   EXPECT_EQ(pool.MappedBytes(), 0u);  // within the heap allowance
-  void* other = pool.Allocate(100);   // another size: always the heap
-  EXPECT_EQ(pool.MappedBytes(), 0u);
+  EXPECT_EQ(pool.HeapBytes(), 2 * kBlock);
 
   std::vector<void*> slab;
-  const std::size_t per_slab = (std::size_t{2} << 20) / kBlock;
+  const std::size_t per_slab = kSlab / kBlock;
   for (std::size_t i = 0; i < per_slab + 1; ++i) slab.push_back(pool.Allocate(kBlock));
-  EXPECT_EQ(pool.MappedBytes(), std::size_t{4} << 20);  // one slab full, a second one started
+  EXPECT_EQ(pool.MappedBytes(), 2 * kSlab);  // one slab full, a second one started
+  EXPECT_EQ(pool.HeapBytes(), 2 * kBlock);
   const auto first = reinterpret_cast<std::uintptr_t>(slab[0]);
-  EXPECT_EQ(first % (std::size_t{2} << 20), 0u);
+  EXPECT_EQ(first % kSlab, 0u);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(slab[1]) - first, kBlock);
   for (void* p : slab) std::fill_n(static_cast<char*>(p), kBlock, 'x');  // every block usable
 
@@ -81,21 +89,103 @@ TEST(HugePageBlockPool, HeapFirstThenSlabBlocksReusedAndGivenBackWhenNoneIsInUse
   pool.Deallocate(slab[5], kBlock);
   EXPECT_EQ(pool.Allocate(kBlock), slab[5]);
   pool.Deallocate(h1, kBlock);
-  pool.Deallocate(other, 100);
-  // With a heap block free again, the next block comes from the heap, not a slab.
+  EXPECT_EQ(pool.HeapBytes(), kBlock);
+  // With heap allowance free again, the next block comes from the heap, not a slab.
   void* h3 = pool.Allocate(kBlock);
-  EXPECT_FALSE(reinterpret_cast<std::uintptr_t>(h3) >= first &&
-               reinterpret_cast<std::uintptr_t>(h3) < first + (std::size_t{2} << 20));
+  EXPECT_FALSE(InRange(h3, slab[0], kSlab));
+  EXPECT_EQ(pool.HeapBytes(), 2 * kBlock);
 
   for (void* p : slab) pool.Deallocate(p, kBlock);
   EXPECT_EQ(pool.MappedBytes(), 0u);  // the last slab block freed: every mapping given back
   pool.Deallocate(h2, kBlock);
   pool.Deallocate(h3, kBlock);
+  EXPECT_EQ(pool.HeapBytes(), 0u);
+}
+
+TEST(HugePageBlockPool, BlocksOfManySizesShareSlabsAndAreReusedBySize) {
+  HugePageBlockPool pool(0);  // no heap allowance: everything from huge-page memory
+  void* a = pool.Allocate(1000);  // rounded up to 1024 (a multiple of 64)
+  void* b = pool.Allocate(100);   // 128
+  void* c = pool.Allocate(1000);
+  EXPECT_EQ(pool.MappedBytes(), kSlab);  // one shared slab
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % kSlab, 0u);
+  EXPECT_EQ(static_cast<char*>(b) - static_cast<char*>(a), 1024);
+  EXPECT_EQ(static_cast<char*>(c) - static_cast<char*>(b), 128);
+  for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(pool.Allocate(64 * (i + 1))) % 64, 0u) << i;
+
+  pool.Deallocate(a, 1000);
+  EXPECT_NE(pool.Allocate(100), a);   // another size does not take it
+  EXPECT_EQ(pool.Allocate(1000), a);  // the same (rounded) size does
+  pool.Deallocate(c, 1000);
+  EXPECT_EQ(pool.Allocate(990), c);  // 990 rounds to 1024 too
+
+  // Requests that do not fit the slab's remainder start a new slab.
+  std::vector<void*> big;
+  for (int i = 0; i < 9; ++i) big.push_back(pool.Allocate(std::size_t{256} << 10));
+  EXPECT_EQ(pool.MappedBytes(), 2 * kSlab);
+  EXPECT_FALSE(InRange(big.back(), a, kSlab));
+  static_cast<char*>(big.back())[(std::size_t{256} << 10) - 1] = 'x';
+}
+
+TEST(HugePageBlockPool, BlocksAbove256KiBGetAMappingOfTheirOwnAnd1MiBAlwaysDoes) {
+  HugePageBlockPool pool(std::size_t{512} << 10);
+  const std::size_t mapped_before = LargeArrayBytesMapped();
+  void* heap = pool.Allocate(std::size_t{300} << 10);  // within the allowance: the heap
+  EXPECT_EQ(pool.MappedBytes(), 0u);
+  void* own = pool.Allocate(std::size_t{300} << 10);  // beyond it: a 2 MiB mapping of its own
+  EXPECT_EQ(pool.MappedBytes(), kSlab);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(own) % kSlab, 0u);
+  EXPECT_EQ(LargeArrayBytesMapped() - mapped_before, kSlab);
+  static_cast<char*>(own)[(std::size_t{300} << 10) - 1] = 'x';
+  pool.Deallocate(own, std::size_t{300} << 10);
+  EXPECT_EQ(pool.MappedBytes(), 0u);  // given back at once
+  EXPECT_EQ(LargeArrayBytesMapped(), mapped_before);
+
+  // 1 MiB or more: mapped on its own even with heap allowance left (as LargeArrayAllocator).
+  pool.Deallocate(heap, std::size_t{300} << 10);
+  void* large = pool.Allocate(std::size_t{3} << 19);
+  EXPECT_EQ(pool.HeapBytes(), 0u);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(large) % kSlab, 0u);
+  EXPECT_EQ(LargeArrayBytesMapped() - mapped_before, kSlab);
+  pool.Deallocate(large, std::size_t{3} << 19);
+  EXPECT_EQ(LargeArrayBytesMapped(), mapped_before);
+
+  // Blocks still out when the pool goes away are given back by its destructor.
+  {
+    HugePageBlockPool scoped(0);
+    (void)scoped.Allocate(std::size_t{400} << 10);
+    (void)scoped.Allocate(4096);
+    EXPECT_EQ(LargeArrayBytesMapped() - mapped_before, 2 * kSlab);
+  }
+  EXPECT_EQ(LargeArrayBytesMapped(), mapped_before);
+}
+
+TEST(HugePageBlockPool, BacksHashSetsGrowingTogetherAndAllocatorWithoutPoolIsLargeArrayAllocator) {
+  using Alloc = BlockPoolAllocator<std::uint64_t>;
+  using Set = boost::unordered_flat_set<std::uint64_t, std::hash<std::uint64_t>, std::equal_to<>, Alloc>;
+  HugePageBlockPool pool(std::size_t{64} << 10);
+  {
+    std::vector<Set> sets;
+    for (int s = 0; s < 20; ++s) sets.emplace_back(0, std::hash<std::uint64_t>{}, std::equal_to<>{}, Alloc(&pool));
+    constexpr std::uint64_t kN = 100000;
+    for (std::uint64_t i = 0; i < kN; ++i) sets[i % 20].insert(i * 7919);  // all grow in lockstep
+    EXPECT_GT(pool.MappedBytes(), 0u);
+    for (std::uint64_t i = 0; i < kN; i += 997) EXPECT_TRUE(sets[i % 20].contains(i * 7919)) << i;
+    EXPECT_FALSE(sets[3].contains(3));
+  }
+  EXPECT_EQ(pool.MappedBytes(), 0u);  // every set gone: every slab given back
+  EXPECT_EQ(pool.HeapBytes(), 0u);
+
+  Set plain(0, std::hash<std::uint64_t>{}, std::equal_to<>{}, Alloc(nullptr));
+  const std::size_t mapped_before = LargeArrayBytesMapped();
+  for (std::uint64_t i = 0; i < 200000; ++i) plain.insert(i);
+  EXPECT_GT(LargeArrayBytesMapped(), mapped_before);  // its big table is a large-array mapping
+  EXPECT_EQ(plain.size(), 200000u);
 }
 
 TEST(HugePageBlockPool, BacksADequeThroughGrowthAndDraining) {
   using Options = boost::container::deque_options_t<boost::container::block_size<256U>>;
-  HugePageBlockPool pool(256 * sizeof(std::uint64_t), 4);
+  HugePageBlockPool pool(4 * 256 * sizeof(std::uint64_t));
   {
     boost::container::deque<std::uint64_t, BlockPoolAllocator<std::uint64_t>, Options> q{
         BlockPoolAllocator<std::uint64_t>(&pool)};

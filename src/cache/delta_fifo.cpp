@@ -354,7 +354,7 @@ void DeltaFifo::PopFrontLocked(Deltas& deltas, bool& is_in_initial_list, bool& c
   if (items_.empty() && items_.bucket_count() > kShrinkBuckets) {
     // A drained FIFO gives back the table a big Replace grew, instead of keeping it for the
     // informer's whole life.
-    items_ = KeySet(0, SlotHash{}, SlotEq{this});
+    items_ = NewKeySet();
     queue_.shrink_to_fit();
   }
 }

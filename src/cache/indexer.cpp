@@ -38,7 +38,7 @@ Indexer::Stored Indexer::MakeStored(const ObjectPtr& obj) const {
 Indexer::Indexer(Indexers indexers, KeyFunc key_func)
     : key_func_(std::move(key_func)),
       custom_key_(key_func_ ? &key_func_ : nullptr),
-      items_(0, KeyHash{}, KeyEq{custom_key_}) {
+      items_(0, KeyHash{}, KeyEq{custom_key_}, BlockPoolAllocator<Stored>(&pool_)) {
   WriterLock lock(mu_);
   const bool builtin_ns = !indexers.contains(std::string(kNamespaceIndex));
   if (builtin_ns) indexers.emplace(std::string(kNamespaceIndex), MetaNamespaceIndexFunc);
@@ -211,7 +211,7 @@ Result<std::vector<ObjectPtr>> Indexer::Index(std::string_view index_name, const
     }
     return out;
   }
-  ObjectSet seen = NewSet();
+  ObjectSet seen = ScratchSet();
   for (const auto& v : values) {
     auto it = postings_[*idx].find(v);
     if (it == postings_[*idx].end()) continue;

@@ -51,6 +51,40 @@ TEST(Indexer, ReserveKeepsContentAndIndexes) {
   EXPECT_EQ(idx.ByIndex(kNamespaceIndex, "ns3")->size(), 3000u);
 }
 
+TEST(Indexer, ManyPostingSetsGrowingPastTheHeapAllowanceStayConsistent) {
+  // 40k objects in 64 namespaces with a second index: the store and 70 posting sets grow
+  // together past the Indexer's 1 MiB of heap, into its huge-page slabs, where freed tables are
+  // reused by the sets that grow next; then half go, and the rest are replaced.
+  Indexer idx({{"tier", [](const Object& o) {
+                  return std::vector<std::string>{std::string(o.Labels().Get("tier").value_or(""))};
+                }}});
+  constexpr int kN = 40000;
+  const auto ns = [](int i) { return "ns-" + std::to_string(i % 64); };
+  const auto labels = [](int i) { return R"({"tier":"t)" + std::to_string(i % 6) + R"("})"; };
+  for (int i = 0; i < kN; ++i) idx.Add(Obj(ns(i), "o" + std::to_string(i), "1", labels(i)));
+  ASSERT_EQ(idx.Size(), static_cast<std::size_t>(kN));
+  EXPECT_EQ(idx.ByIndex(kNamespaceIndex, "ns-5")->size(), 625u);
+  EXPECT_EQ(idx.ByIndex("tier", "t2")->size(), 6667u);
+  EXPECT_EQ(idx.ListIndexFuncValues(kNamespaceIndex).size(), 64u);
+
+  for (int i = 0; i < kN; i += 2) idx.DeleteKey(ns(i) + "/o" + std::to_string(i));
+  EXPECT_EQ(idx.Size(), static_cast<std::size_t>(kN / 2));
+  EXPECT_EQ(idx.ByIndex(kNamespaceIndex, "ns-4")->size(), 0u);  // even namespaces held even objects
+  EXPECT_EQ(idx.ByIndex(kNamespaceIndex, "ns-5")->size(), 625u);
+  EXPECT_EQ(idx.ByIndex("tier", "t1")->size(), 6667u);
+  EXPECT_EQ(idx.ByIndex("tier", "t2")->size(), 0u);
+  EXPECT_EQ(idx.ListIndexFuncValues(kNamespaceIndex).size(), 32u);  // empty values disappear
+
+  // Replacing every object by a new version moves nothing; the content is exactly the new one.
+  for (int i = 1; i < kN; i += 2) idx.Update(Obj(ns(i), "o" + std::to_string(i), "2", labels(i)));
+  for (const auto& o : idx.List()) ASSERT_EQ(o->ResourceVersion(), "2") << o->Key();
+  ASSERT_NE(idx.GetByKey("ns-63/o39999"), nullptr);
+  EXPECT_EQ(idx.GetByKey("ns-62/o39998"), nullptr);
+  const auto in_ns = idx.ByIndex(kNamespaceIndex, "ns-63");
+  ASSERT_EQ(in_ns->size(), 625u);
+  for (const auto& o : *in_ns) EXPECT_EQ(o->Namespace(), "ns-63");
+}
+
 TEST(Indexer, UpdateReplacesTheObjectAndItsIndexEntries) {
   Indexer idx({{"by-app", [](const Object& o) {
                   auto app = o.Labels().Get("app");

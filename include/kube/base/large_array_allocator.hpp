@@ -58,45 +58,69 @@ class LargeArrayAllocator {
   friend bool operator==(const LargeArrayAllocator&, const LargeArrayAllocator&) noexcept { return true; }
 };
 
-/// Equal-sized blocks for one container that allocates a block at a time (a deque's blocks): the
-/// first `heap_blocks` blocks in use come from the heap; beyond that, blocks are carved from
-/// 2 MiB mappings advised for transparent huge pages (as LargeArrayAllocator's), so that a
-/// container grown to hundreds of thousands of elements touches one huge page per 2 MiB instead
-/// of 512 small ones. Freed slab blocks are reused; when none is in use any more, every mapping
-/// is given back. Requests of any other size go to the heap.
-/// **Thread-safety:** none; the container's own lock must guard it. **Lifetime:** must outlive
-/// every block it handed out (declare it before the container).
+/// Memory for the arrays of a few containers that can grow large together (an Indexer's store
+/// and index tables, a DeltaFIFO's queue blocks and key set). While at most `heap_bytes` are in
+/// use from the heap, requests go to the heap, so that a small cache costs no huge page. Beyond
+/// that, memory comes from 2 MiB mappings advised for transparent huge pages (as
+/// LargeArrayAllocator's): a block of up to 256 KiB is carved from a shared slab, a bigger one
+/// gets a mapping of its own. Containers grown to hundreds of thousands of elements then touch
+/// one huge page per 2 MiB instead of 512 small ones (a first touch costs microseconds on a VM).
+/// A freed slab block is kept for a later request of the same size (hash tables grow through the
+/// same sizes one after another); once no slab block is in use, every slab is given back. Blocks
+/// of 1 MiB or more are mapped on their own whatever the heap use (as LargeArrayAllocator does).
+/// **Thread-safety:** none; the containers' own lock must guard it. **Lifetime:** must outlive
+/// every block it handed out (declare it before the containers). **Memory:** freed slab blocks
+/// of a size no longer requested stay mapped until every slab block is freed (at most what the
+/// containers' growth left behind, about as much as they hold).
 class HugePageBlockPool {
  public:
-  /// Blocks of `block_bytes` (at most 1 MiB); the heap serves up to `heap_blocks` of them.
-  HugePageBlockPool(std::size_t block_bytes, std::size_t heap_blocks);
+  /// The heap serves requests while at most `heap_bytes` of them are in use.
+  explicit HugePageBlockPool(std::size_t heap_bytes);
   ~HugePageBlockPool();
   HugePageBlockPool(const HugePageBlockPool&) = delete;
   HugePageBlockPool& operator=(const HugePageBlockPool&) = delete;
 
-  /// `bytes` of storage. **Errors:** std::bad_alloc.
+  /// `bytes` of storage aligned for any standard type. **Errors:** std::bad_alloc.
   void* Allocate(std::size_t bytes);
-  /// Gives back what Allocate(bytes) returned.
+  /// Gives back what Allocate(bytes) returned. Never allocates.
   void Deallocate(void* p, std::size_t bytes) noexcept;
-  /// Bytes currently mapped for slabs (also counted in LargeArrayBytesMapped()).
-  std::size_t MappedBytes() const noexcept { return slabs_.size() * kSlabBytes; }
+  /// Bytes currently mapped by this pool (slabs and blocks mapped on their own; also counted in
+  /// LargeArrayBytesMapped()).
+  std::size_t MappedBytes() const noexcept;
+  /// Bytes currently handed out from the heap.
+  std::size_t HeapBytes() const noexcept { return heap_in_use_; }
 
  private:
   static constexpr std::size_t kSlabBytes = std::size_t{2} << 20;
+  static constexpr std::size_t kMaxCarved = std::size_t{256} << 10;  // larger: a mapping of its own
+  static constexpr std::size_t kGrain = 64;                          // carved sizes are multiples
+  struct FreeBlock {
+    FreeBlock* next;
+  };
+  struct FreeList {
+    std::size_t size;  // a Carved() size
+    FreeBlock* head;
+  };
+  // The size carved for a request of `bytes`.
+  static std::size_t Carved(std::size_t bytes) noexcept;
+  FreeList* FindFreeList(std::size_t size) noexcept;
+  static std::size_t SlabBase(const void* p) noexcept;
   bool FromSlab(const void* p) const noexcept;
   void ReleaseSlabs() noexcept;
 
-  std::size_t block_bytes_;
   std::size_t heap_limit_;
-  std::size_t heap_in_use_ = 0;  // blocks handed out from the heap
+  std::size_t heap_in_use_ = 0;  // bytes handed out from the heap
   std::size_t slab_in_use_ = 0;  // blocks handed out from slabs
-  std::vector<void*> slabs_;     // 2 MiB-aligned mappings
-  std::vector<void*> free_;      // freed slab blocks
-  std::size_t carved_ = 0;       // blocks carved from the newest slab
+  std::vector<std::size_t> slabs_;  // bases of the 2 MiB-aligned slabs (few: a linear search)
+  std::vector<std::size_t> own_;    // blocks (> kMaxCarved, < 1 MiB) mapped on their own
+  std::size_t carved_ = 0;          // bytes carved from the newest slab
+  // Freed slab blocks by (rounded) size, linked through the blocks themselves. A size's entry is
+  // made when its first block is carved, so that Deallocate only looks it up.
+  std::vector<FreeList> free_;
 };
 
-/// A standard allocator drawing from a HugePageBlockPool (for boost::container::deque, whose
-/// blocks are all one size and whose map of block pointers is a rebound copy).
+/// A standard allocator drawing from a HugePageBlockPool; with no pool it behaves as
+/// LargeArrayAllocator. Copies (and rebound copies, as containers make) share the pool.
 template <class T>
 class BlockPoolAllocator {
  public:
@@ -108,11 +132,18 @@ class BlockPoolAllocator {
 
   /// Room for `n` objects. **Errors:** std::bad_alloc (also for a size that overflows).
   T* allocate(std::size_t n) {
+    if (pool_ == nullptr) return LargeArrayAllocator<T>{}.allocate(n);
     if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
     return static_cast<T*>(pool_->Allocate(n * sizeof(T)));
   }
   /// Frees what allocate(n) returned.
-  void deallocate(T* p, std::size_t n) noexcept { pool_->Deallocate(p, n * sizeof(T)); }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (pool_ == nullptr) {
+      LargeArrayAllocator<T>{}.deallocate(p, n);
+      return;
+    }
+    pool_->Deallocate(p, n * sizeof(T));
+  }
   HugePageBlockPool* pool() const noexcept { return pool_; }
 
   friend bool operator==(const BlockPoolAllocator& a, const BlockPoolAllocator& b) noexcept {

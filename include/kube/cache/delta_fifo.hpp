@@ -210,19 +210,22 @@ class DeltaFifo final {
   DeltaFifoOptions options_;
   mutable Mutex mu_;
   CondVar cond_;
+  // The memory of queue_ and items_. Beyond 1 MiB of it in use, it comes from huge-page slabs:
+  // a 100k-object list would otherwise touch about 2,500 new small pages (8 MB of entries, a
+  // 2 MB key set and its growth steps).
+  static constexpr std::size_t kHeapBytes = std::size_t{1} << 20;
+  HugePageBlockPool pool_ KUBE_GUARDED_BY(mu_){kHeapBytes};
   // A deque with blocks of 256 entries (std::deque's are 512 bytes: 4 entries, one allocation per
-  // 4 keys). A key is in queue_ iff it is in items_. Beyond 64 blocks (16,384 queued keys), its
-  // blocks come from huge-page slabs (a 100k-object list would otherwise touch 2,000 new pages).
+  // 4 keys). A key is in queue_ iff it is in items_.
   static constexpr std::size_t kEntryBlock = 256;
-  static constexpr std::size_t kHeapEntryBlocks = 64;
   using EntryQueue = boost::container::deque<Entry, BlockPoolAllocator<Entry>,
                                              boost::container::deque_options_t<boost::container::block_size<kEntryBlock>>>;
-  HugePageBlockPool entry_blocks_ KUBE_GUARDED_BY(mu_){kEntryBlock * sizeof(Entry), kHeapEntryBlocks};
-  EntryQueue queue_ KUBE_GUARDED_BY(mu_){BlockPoolAllocator<Entry>(&entry_blocks_)};
+  EntryQueue queue_ KUBE_GUARDED_BY(mu_){BlockPoolAllocator<Entry>(&pool_)};
   // The queued keys: one slot per entry of queue_ (a deque: only its ends change, so an entry
   // never moves while queued).
-  using KeySet = boost::unordered_flat_set<Slot, SlotHash, SlotEq, LargeArrayAllocator<Slot>>;
-  KeySet items_ KUBE_GUARDED_BY(mu_){0, SlotHash{}, SlotEq{this}};
+  using KeySet = boost::unordered_flat_set<Slot, SlotHash, SlotEq, BlockPoolAllocator<Slot>>;
+  KeySet NewKeySet() { return KeySet(0, SlotHash{}, SlotEq{this}, BlockPoolAllocator<Slot>(&pool_)); }
+  KeySet items_ KUBE_GUARDED_BY(mu_){NewKeySet()};
   uint64_t replace_epoch_ KUBE_GUARDED_BY(mu_) = 0;
   int waiters_ KUBE_GUARDED_BY(mu_) = 0;  // Pop calls blocked on cond_
   int idle_waiters_ KUBE_GUARDED_BY(mu_) = 0;  // calls blocked on cond_ in WaitIdleLocked

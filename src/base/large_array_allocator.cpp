@@ -50,7 +50,7 @@ std::size_t LargeArrayBytesMapped() noexcept { return internal::g_mapped.load(st
 HugePageBlockPool::HugePageBlockPool(std::size_t heap_bytes) : heap_limit_(heap_bytes) {}
 
 HugePageBlockPool::~HugePageBlockPool() {
-  ReleaseSlabs();
+  for (const Slab& slab : slabs_) internal::UnmapLargeArray(reinterpret_cast<void*>(slab.base), kSlabBytes);
   for (std::size_t base : own_) internal::UnmapLargeArray(reinterpret_cast<void*>(base), kSlabBytes);
 }
 
@@ -69,15 +69,28 @@ HugePageBlockPool::FreeList* HugePageBlockPool::FindFreeList(std::size_t size) n
   return it == free_.end() ? nullptr : &*it;
 }
 
-bool HugePageBlockPool::FromSlab(const void* p) const noexcept {
-  return std::find(slabs_.begin(), slabs_.end(), SlabBase(p)) != slabs_.end();
+HugePageBlockPool::Slab* HugePageBlockPool::FindSlab(const void* p) noexcept {
+  const std::size_t base = SlabBase(p);
+  auto it = std::find_if(slabs_.begin(), slabs_.end(), [base](const Slab& s) { return s.base == base; });
+  return it == slabs_.end() ? nullptr : &*it;
 }
 
-void HugePageBlockPool::ReleaseSlabs() noexcept {
-  for (std::size_t base : slabs_) internal::UnmapLargeArray(reinterpret_cast<void*>(base), kSlabBytes);
-  slabs_.clear();
-  for (FreeList& list : free_) list.head = nullptr;
-  carved_ = 0;
+void HugePageBlockPool::ReleaseSlab(Slab* slab) noexcept {
+  const std::size_t base = slab->base;
+  for (FreeList& list : free_) {
+    FreeBlock** link = &list.head;
+    while (*link != nullptr) {
+      if (SlabBase(*link) == base) {
+        *link = (*link)->next;
+      } else {
+        link = &(*link)->next;
+      }
+    }
+  }
+  internal::UnmapLargeArray(reinterpret_cast<void*>(base), kSlabBytes);
+  // The last slab is the one being carved: the next block starts a new one.
+  if (slab == &slabs_.back()) carved_ = kSlabBytes;
+  slabs_.erase(slabs_.begin() + (slab - slabs_.data()));
 }
 
 void* HugePageBlockPool::Allocate(std::size_t bytes) {
@@ -101,15 +114,15 @@ void* HugePageBlockPool::Allocate(std::size_t bytes) {
     list->head = list->head->next;
   } else {
     if (slabs_.empty() || kSlabBytes - carved_ < size) {
-      // The newest slab's remainder (less than kMaxCarved) is left unused.
+      // The last slab's remainder (less than kMaxCarved) is left unused.
       slabs_.reserve(slabs_.size() + 1);
-      slabs_.push_back(reinterpret_cast<std::uintptr_t>(internal::MapLargeArray(kSlabBytes)));
+      slabs_.push_back(Slab{reinterpret_cast<std::uintptr_t>(internal::MapLargeArray(kSlabBytes)), 0});
       carved_ = 0;
     }
-    p = reinterpret_cast<void*>(slabs_.back() + carved_);
+    p = reinterpret_cast<void*>(slabs_.back().base + carved_);
     carved_ += size;
   }
-  ++slab_in_use_;
+  ++FindSlab(p)->in_use;
   return p;
 }
 
@@ -127,13 +140,13 @@ void HugePageBlockPool::Deallocate(void* p, std::size_t bytes) noexcept {
       internal::UnmapLargeArray(p, kSlabBytes);
       return;
     }
-  } else if (FromSlab(p)) {
+  } else if (Slab* slab = FindSlab(p)) {
     // The list exists: the block was carved for this size.
     FreeList* list = FindFreeList(Carved(bytes));
     auto* block = static_cast<FreeBlock*>(p);
     block->next = list->head;
     list->head = block;
-    if (--slab_in_use_ == 0) ReleaseSlabs();
+    if (--slab->in_use == 0) ReleaseSlab(slab);
     return;
   }
   heap_in_use_ -= bytes;

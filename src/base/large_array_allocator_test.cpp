@@ -127,6 +127,32 @@ TEST(HugePageBlockPool, BlocksOfManySizesShareSlabsAndAreReusedBySize) {
   static_cast<char*>(big.back())[(std::size_t{256} << 10) - 1] = 'x';
 }
 
+TEST(HugePageBlockPool, ASlabWithNoBlockInUseIsGivenBackAndItsFreeBlocksForgotten) {
+  constexpr std::size_t kBlock = std::size_t{256} << 10;  // 8 per slab
+  HugePageBlockPool pool(0);
+  std::vector<void*> first;
+  for (int i = 0; i < 8; ++i) first.push_back(pool.Allocate(kBlock));
+  void* small = pool.Allocate(4096);  // starts the second slab
+  void* second = pool.Allocate(kBlock);
+  EXPECT_EQ(pool.MappedBytes(), 2 * kSlab);
+  for (void* p : first) pool.Deallocate(p, kBlock);
+  EXPECT_EQ(pool.MappedBytes(), kSlab);  // the first slab is empty: given back
+  // Its blocks are not handed out again (they are unmapped): a new block is carved instead.
+  void* next = pool.Allocate(kBlock);
+  EXPECT_TRUE(InRange(next, small, kSlab));
+  std::fill_n(static_cast<char*>(next), kBlock, 'x');
+  pool.Deallocate(second, kBlock);
+  EXPECT_EQ(pool.Allocate(kBlock), second);  // a free block of a live slab is reused
+  pool.Deallocate(second, kBlock);
+  pool.Deallocate(next, kBlock);
+  pool.Deallocate(small, 4096);
+  EXPECT_EQ(pool.MappedBytes(), 0u);  // the slab being carved is given back too
+  void* again = pool.Allocate(kBlock);  // and a new one is started
+  EXPECT_EQ(pool.MappedBytes(), kSlab);
+  std::fill_n(static_cast<char*>(again), kBlock, 'y');
+  pool.Deallocate(again, kBlock);
+}
+
 TEST(HugePageBlockPool, BlocksAbove256KiBGetAMappingOfTheirOwnAnd1MiBAlwaysDoes) {
   HugePageBlockPool pool(std::size_t{512} << 10);
   const std::size_t mapped_before = LargeArrayBytesMapped();

@@ -66,12 +66,11 @@ class LargeArrayAllocator {
 /// gets a mapping of its own. Containers grown to hundreds of thousands of elements then touch
 /// one huge page per 2 MiB instead of 512 small ones (a first touch costs microseconds on a VM).
 /// A freed slab block is kept for a later request of the same size (hash tables grow through the
-/// same sizes one after another); once no slab block is in use, every slab is given back. Blocks
+/// same sizes one after another); a slab none of whose blocks is in use is given back. Blocks
 /// of 1 MiB or more are mapped on their own whatever the heap use (as LargeArrayAllocator does).
 /// **Thread-safety:** none; the containers' own lock must guard it. **Lifetime:** must outlive
-/// every block it handed out (declare it before the containers). **Memory:** freed slab blocks
-/// of a size no longer requested stay mapped until every slab block is freed (at most what the
-/// containers' growth left behind, about as much as they hold).
+/// every block it handed out (declare it before the containers). **Memory:** a freed block of a
+/// size no longer requested stays mapped while its slab holds a block in use.
 class HugePageBlockPool {
  public:
   /// The heap serves requests while at most `heap_bytes` of them are in use.
@@ -104,16 +103,20 @@ class HugePageBlockPool {
   // The size carved for a request of `bytes`.
   static std::size_t Carved(std::size_t bytes) noexcept;
   FreeList* FindFreeList(std::size_t size) noexcept;
+  struct Slab {
+    std::size_t base;    // 2 MiB-aligned
+    std::size_t in_use;  // blocks handed out from it
+  };
   static std::size_t SlabBase(const void* p) noexcept;
-  bool FromSlab(const void* p) const noexcept;
-  void ReleaseSlabs() noexcept;
+  Slab* FindSlab(const void* p) noexcept;
+  // Unmaps a slab none of whose blocks is in use, after unlinking its free blocks.
+  void ReleaseSlab(Slab* slab) noexcept;
 
   std::size_t heap_limit_;
   std::size_t heap_in_use_ = 0;  // bytes handed out from the heap
-  std::size_t slab_in_use_ = 0;  // blocks handed out from slabs
-  std::vector<std::size_t> slabs_;  // bases of the 2 MiB-aligned slabs (few: a linear search)
+  std::vector<Slab> slabs_;  // oldest first; the last one is being carved (few: a linear search)
   std::vector<std::size_t> own_;    // blocks (> kMaxCarved, < 1 MiB) mapped on their own
-  std::size_t carved_ = 0;          // bytes carved from the newest slab
+  std::size_t carved_ = 0;          // bytes carved from the last slab
   // Freed slab blocks by (rounded) size, linked through the blocks themselves. A size's entry is
   // made when its first block is carved, so that Deallocate only looks it up.
   std::vector<FreeList> free_;

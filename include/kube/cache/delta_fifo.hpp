@@ -210,10 +210,11 @@ class DeltaFifo final {
   DeltaFifoOptions options_;
   mutable Mutex mu_;
   CondVar cond_;
-  // The memory of queue_ and items_. Beyond 1 MiB of it in use, it comes from huge-page slabs:
-  // a 100k-object list would otherwise touch about 2,500 new small pages (8 MB of entries, a
-  // 2 MB key set and its growth steps).
-  static constexpr std::size_t kHeapBytes = std::size_t{1} << 20;
+  // The memory of queue_ and items_. Beyond 256 KiB of it in use (about 3,000 queued keys), it
+  // comes from huge-page slabs: a 100k-object list would otherwise touch about 2,500 new small
+  // pages (8 MB of entries, a 2 MB key set and its growth steps). A queue that drains gives its
+  // slabs back, so the huge pages last only as long as the backlog.
+  static constexpr std::size_t kHeapBytes = std::size_t{256} << 10;
   HugePageBlockPool pool_ KUBE_GUARDED_BY(mu_){kHeapBytes};
   // A deque with blocks of 256 entries (std::deque's are 512 bytes: 4 entries, one allocation per
   // 4 keys). A key is in queue_ iff it is in items_.

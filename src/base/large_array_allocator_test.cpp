@@ -153,6 +153,23 @@ TEST(HugePageBlockPool, ASlabWithNoBlockInUseIsGivenBackAndItsFreeBlocksForgotte
   pool.Deallocate(again, kBlock);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+TEST(HugePageBlockPoolDeathTest, AUseAfterFreeOfASlabBlockIsReportedByAddressSanitizer) {
+  HugePageBlockPool pool(0);
+  void* keep = pool.Allocate(128);  // keeps the slab mapped
+  auto* p = static_cast<volatile char*>(pool.Allocate(256));
+  p[100] = 'a';
+  pool.Deallocate(const_cast<char*>(p), 256);
+  EXPECT_DEATH(p[100] = 'x', "use-after-poison");
+  // Handed out again, the block is usable.
+  auto* again = static_cast<volatile char*>(pool.Allocate(256));
+  EXPECT_EQ(again, p);
+  again[255] = 'y';
+  pool.Deallocate(const_cast<char*>(again), 256);
+  pool.Deallocate(keep, 128);
+}
+#endif
+
 TEST(HugePageBlockPool, BlocksAbove256KiBGetAMappingOfTheirOwnAnd1MiBAlwaysDoes) {
   HugePageBlockPool pool(std::size_t{512} << 10);
   const std::size_t mapped_before = LargeArrayBytesMapped();

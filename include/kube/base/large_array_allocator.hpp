@@ -68,6 +68,8 @@ class LargeArrayAllocator {
 /// A freed slab block is kept for a later request of the same size (hash tables grow through the
 /// same sizes one after another); a slab none of whose blocks is in use is given back. Blocks
 /// of 1 MiB or more are mapped on their own whatever the heap use (as LargeArrayAllocator does).
+/// Under AddressSanitizer, freed slab blocks are poisoned, so a use after free inside a slab is
+/// reported as for heap memory.
 /// **Thread-safety:** none; the containers' own lock must guard it. **Lifetime:** must outlive
 /// every block it handed out (declare it before the containers). **Memory:** a freed block of a
 /// size no longer requested stays mapped while its slab holds a block in use.

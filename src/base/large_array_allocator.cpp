@@ -141,9 +141,11 @@ void* HugePageBlockPool::Allocate(std::size_t bytes) {
   FreeList* list = FindFreeList(size);
   if (list == nullptr) list = &free_.emplace_back(FreeList{size, nullptr});
   void* p = list->head;
+  Slab* slab = nullptr;
   if (p != nullptr) {
     Unpoison(p, size);
     list->head = list->head->next;
+    slab = FindSlab(p);
   } else {
     if (slabs_.empty() || kSlabBytes - carved_ < size) {
       // The last slab's remainder (less than kMaxCarved) is left unused.
@@ -151,10 +153,11 @@ void* HugePageBlockPool::Allocate(std::size_t bytes) {
       slabs_.push_back(Slab{reinterpret_cast<std::uintptr_t>(internal::MapLargeArray(kSlabBytes)), 0});
       carved_ = 0;
     }
-    p = reinterpret_cast<void*>(slabs_.back().base + carved_);
+    slab = &slabs_.back();
+    p = reinterpret_cast<void*>(slab->base + carved_);
     carved_ += size;
   }
-  ++FindSlab(p)->in_use;
+  ++slab->in_use;
   return p;
 }
 

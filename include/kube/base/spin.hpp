@@ -52,9 +52,13 @@ class KUBE_SCOPED_CAPABILITY SpinMutexLock final {
   SpinMutexLock(const SpinMutexLock&) = delete;
   SpinMutexLock& operator=(const SpinMutexLock&) = delete;
 
-  /// Spins on TryLock with growing pauses, then blocks in Lock.
-  static void Acquire(Mutex& mu) KUBE_ACQUIRE(mu) {
-    for (int pauses = 1; pauses <= 64; pauses *= 2) {
+  /// Spins on TryLock with growing pauses (rounds of 1, 2, 4, ... up to `max_pauses` CPU
+  /// pauses: about 2 us with the default 64), then yields the CPU a few times, then blocks in
+  /// Lock. A longer spin suits a lock whose holders are always running and whose waiters would
+  /// otherwise yield to a thread that then holds the CPU for a whole time slice (the work
+  /// queues, on machines with fewer cores than threads).
+  static void Acquire(Mutex& mu, int max_pauses = 64) KUBE_ACQUIRE(mu) {
+    for (int pauses = 1; pauses <= max_pauses; pauses *= 2) {
       if (mu.TryLock()) return;
       for (int i = 0; i < pauses; ++i) CpuRelax();
     }

@@ -184,7 +184,9 @@ class Queue final {
     std::optional<T> out;
     int added = 0;
     bool spinning = false;  // this Get counted in spinning_gets_
+    bool parked = false;
     int spins = 0;
+    const int spin_budget = get_spin_budget_.load(std::memory_order_relaxed);
     for (bool done = false; !done;) {
       bool wake = false;
       {
@@ -196,7 +198,7 @@ class Queue final {
         }
         added += DrainLocked();
         while (fifo_.empty() && !shutting_down_) {
-          if (spins < kGetSpins && spinning_gets_ == 0) {
+          if (spins < spin_budget && spinning_gets_ == 0) {
             // Become the one spinner: producers skip the wake-up while a spinner will see
             // their item. One spinner at most, so that on a machine with fewer cores than
             // threads the spinners do not take the core a producer needs.
@@ -210,7 +212,10 @@ class Queue final {
           // reverse (AfterPush): either this Get sees their add, or they see it must be woken.
           UpdateWakeLocked();
           const bool park = inbox_hint_.load() == 0;
-          if (park) not_empty_.Wait(mu_);
+          if (park) {
+            parked = true;
+            not_empty_.Wait(mu_);
+          }
           --waiting_gets_;
           if (park && wakes_pending_ > 0) --wakes_pending_;
           UpdateWakeLocked();
@@ -227,15 +232,16 @@ class Queue final {
         }
       }
       if (wake) not_empty_.Signal();
-      // Empty: spin a few microseconds outside the lock before sleeping, so that a worker that
-      // is faster than its producers does not pay a futex wait and wake for every item.
-      while (spinning && spins < kGetSpins &&
+      // Empty: spin outside the lock before sleeping, so that a worker that is faster than its
+      // producers does not pay a futex wait and wake for every item.
+      while (spinning && spins < spin_budget &&
              queued_hint_.load(std::memory_order_relaxed) == 0 &&
              inbox_hint_.load(std::memory_order_relaxed) == 0) {
         internal::CpuRelax();
         ++spins;
       }
     }
+    if (spins > 0) AdaptGetSpin(spin_budget, parked);
     if (added > 0) metrics_.Added(added);
     if (queued_seconds >= 0) metrics_.Got(queued_seconds);
     return out;
@@ -315,8 +321,10 @@ class Queue final {
     requires QueueItem<U, H, E>
   friend class DelayingQueue;
 
-  // Pauses (about 20 ns each) a Get spins on an empty queue before it sleeps: about 10 us.
-  static constexpr int kGetSpins = 512;
+  // Pauses (about 20 ns each) a Get spins on an empty queue before it sleeps: adapted between
+  // about 20 us and 160 us (AdaptGetSpin).
+  static constexpr int kMinGetSpins = 1024;
+  static constexpr int kMaxGetSpins = 8192;
   // Item storage recycled through Done(T&&) kept for later Gets (a few per worker suffice).
   static constexpr std::size_t kMaxSpares = 16;
   static constexpr std::uint8_t kDirty = 1;       // needs processing (queued, or re-added)
@@ -358,7 +366,11 @@ class Queue final {
       e.time = now;
     }
     ++inbox_size_;
-    inbox_hint_.store(inbox_size_);  // seq_cst: see Get
+    // Only "the inbox is not empty" matters to readers, so only the first add after a drain
+    // stores the hint: a spinning Get polls it, and a store per add would pull its cache line
+    // back and forth between the producer and the worker. (The handshake with Get still holds:
+    // a later add finds an undrained earlier one, whose store a parking Get will see.)
+    if (inbox_size_ == 1) inbox_hint_.store(1);  // seq_cst: see Get
     return inbox_size_;
   }
 
@@ -411,8 +423,15 @@ class Queue final {
     int added = 0;
     for (std::size_t k = 0; k < n; ++k) {
       Incoming& e = drain_[k];
-      if (AddLocked(std::move(e.item), e.hash, e.time)) ++added;
-      if constexpr (!requires(T& t) { t.clear(); }) e.item = T{};  // hold no resources
+      if constexpr (requires(T& t) { t.clear(); }) {
+        // Copied, not moved: the entry keeps its buffer (a string's capacity), which stays in
+        // the producer's cache for the next add instead of being exchanged with a slot's
+        // buffer last written by this worker. A new slot allocates only while the table grows.
+        if (AddLocked(std::as_const(e.item), e.hash, e.time)) ++added;
+      } else {
+        if (AddLocked(std::move(e.item), e.hash, e.time)) ++added;
+        e.item = T{};  // hold no resources
+      }
     }
     return added;
   }
@@ -441,6 +460,15 @@ class Queue final {
     ++wakes_pending_;
     UpdateWakeLocked();
     return true;
+  }
+
+  // After a Get that spun on an empty queue: an item that came while it spun doubles the next
+  // spin (a steady producer keeps its workers off the futex), one that had to sleep halves it
+  // (an idle queue costs its workers about 20 us of spinning per wait).
+  void AdaptGetSpin(int budget, bool parked) {
+    const int next = parked ? std::max(budget / 2, kMinGetSpins)
+                            : std::min(budget * 2, kMaxGetSpins);
+    if (next != budget) get_spin_budget_.store(next, std::memory_order_relaxed);
   }
 
   void DoneImpl(const T& item, T* recycle) KUBE_EXCLUDES(mu_, inbox_mu_) {
@@ -581,6 +609,7 @@ class Queue final {
   std::atomic<std::size_t> inbox_hint_{0};
   // waiting_gets_ > wakes_pending_ && spinning_gets_ == 0: a producer must wake a Get.
   std::atomic<bool> wake_{false};
+  std::atomic<int> get_spin_budget_{kMinGetSpins};  // see AdaptGetSpin
   std::jthread metrics_thread_;  // last: joined before the members it uses are destroyed
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -273,6 +274,47 @@ TEST(Queue, AddInTheInboxOfAnItemBeingProcessedIsAppliedBeforeItsDone) {
   EXPECT_EQ(q.Len(), 2u);
   EXPECT_EQ(q.Get(), "b");
   EXPECT_EQ(q.Get(), "a");
+}
+
+TEST(Queue, RepeatedAddIsSkippedOnlyWhileTheFirstIsStillInTheInbox) {
+  Queue<std::string> q;
+  q.Add("a");
+  q.Add("a");  // same thread, same inbox: skipped without a lock
+  ASSERT_EQ(q.Len(), 1u);  // applies the inbox
+  ASSERT_EQ(q.Get(), "a");
+  // The inbox was taken since the last add of "a": this add must count, and queue "a" again
+  // at Done. (Were it skipped as a repeat, "a" would be forgotten.)
+  q.Add("a");
+  q.Add("a");  // this one is a repeat again
+  q.Done("a");
+  ASSERT_EQ(q.Len(), 1u);  // (ASSERT: a Get on an empty queue would block)
+  EXPECT_EQ(q.Get(), "a");
+}
+
+TEST(Queue, RepeatedAddIsSkippedPerQueueEvenAtTheSameAddress) {
+  std::optional<Queue<std::string>> q;
+  q.emplace();
+  q->Add("a");  // remembered by this thread, inbox epoch 0
+  q.reset();
+  q.emplace();  // same address, same epoch: only the queue's id tells them apart
+  q->Add("a");
+  EXPECT_EQ(q->Len(), 1u);
+  Queue<std::string> other;
+  other.Add("a");  // a different queue, while q's add of "a" is still remembered
+  EXPECT_EQ(other.Len(), 1u);
+}
+
+TEST(Queue, AnotherThreadsRepeatOfAnAppliedAddIsNotSkipped) {
+  Queue<int> q;
+  q.Add(1);
+  ASSERT_EQ(q.Get(), 1);  // inbox taken; 1 is being processed
+  std::thread([&] { q.Add(1); }).join();
+  q.Add(1);  // this thread's last add of 1 was applied long ago: counts (a no-op here)
+  q.Done(1);
+  ASSERT_EQ(q.Len(), 1u);
+  EXPECT_EQ(q.Get(), 1);
+  q.Done(1);
+  EXPECT_EQ(q.Len(), 0u);
 }
 
 TEST(Queue, ShutDownQueuesTheAddsStillInTheInboxAndClosesIt) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <kube/base/clock.hpp>
@@ -118,17 +119,40 @@ class Queue final {
   /// `Add` returned (in happens-before order) sees that add applied. A queue with metrics
   /// applies each add at once instead, so that `workqueue_depth` and `workqueue_adds_total`
   /// never lag.
+  ///
+  /// A thread that adds the same item again while its previous add of it is still in the inbox
+  /// (no `Get`, `Done` or `Len` has applied the inbox since) returns at once, without any
+  /// lock: that add could only be a no-op. Each thread remembers its last add per item type
+  /// for this (a copy of the item: string-like and trivially copyable items only).
   void Add(const T& item) KUBE_EXCLUDES(mu_, inbox_mu_) {
     const std::size_t hash = hash_(item);
     if (metrics_.enabled()) {
       AddDirect(std::span<const T>(&item, 1), &hash, clock_.Now());
       return;
     }
+    if constexpr (kProducerCache) {
+      const LastAdd& last = ThisThreadsLastAdd();
+      // seq_cst: an unchanged epoch means the inbox holding the last add has not been taken
+      // (DrainLocked stores the next epoch before it takes the inbox).
+      if (last.queue_id == id_ && last.hash == hash && last.epoch == inbox_epoch_.load() &&
+          eq_(last.item, item)) {
+        return;
+      }
+    }
     std::size_t pending = 0;
+    std::uint64_t epoch = 0;
     {
       internal::SpinMutexLock lock(inbox_mu_);
       if (inbox_closed_) return;
       pending = PushLocked(item, hash, Clock::TimePoint());
+      epoch = inbox_epoch_.load(std::memory_order_relaxed);
+    }
+    if constexpr (kProducerCache) {
+      LastAdd& last = ThisThreadsLastAdd();
+      last.queue_id = id_;
+      last.epoch = epoch;
+      last.hash = hash;
+      last.item = item;  // reuses the copy's storage
     }
     AfterPush(pending);
   }
@@ -347,6 +371,21 @@ class Queue final {
     Clock::TimePoint time{};  // unused: queues with metrics bypass the inbox
   };
   using Table = internal::SlotTable<T, ItemState, KeyEqual>;
+  // Whether Add remembers each thread's last add (items that are cheap to keep a copy of and
+  // hold no resource: string-like, or trivially copyable).
+  static constexpr bool kProducerCache =
+      std::is_trivially_copyable_v<T> || requires(T& t) { t.clear(); };
+  // A thread's last add to a queue of this type (see Add).
+  struct LastAdd {
+    std::uint64_t queue_id = 0;  // 0: none (queue ids start at 1 and are never reused)
+    std::uint64_t epoch = 0;     // inbox_epoch_ when the add was pushed
+    std::size_t hash = 0;
+    T item{};
+  };
+  static LastAdd& ThisThreadsLastAdd() {
+    thread_local LastAdd last;
+    return last;
+  }
 
   // Appends one add to the inbox; returns the number of adds pending.
   std::size_t PushLocked(const T& item, std::size_t hash, Clock::TimePoint now)
@@ -416,6 +455,8 @@ class Queue final {
     {
       internal::SpinMutexLock lock(inbox_mu_);
       n = inbox_size_;
+      // Before the inbox is taken (seq_cst): see Add.
+      inbox_epoch_.store(inbox_epoch_.load(std::memory_order_relaxed) + 1);
       inbox_.swap(drain_);
       inbox_size_ = 0;
       inbox_hint_.store(0, std::memory_order_relaxed);
@@ -450,7 +491,11 @@ class Queue final {
   // Publishes whether a producer must wake a Get: one is parked without a wake-up on its way,
   // and no spinner will see the add.
   void UpdateWakeLocked() KUBE_REQUIRES(mu_) {
-    wake_.store(waiting_gets_ > wakes_pending_ && spinning_gets_ == 0);  // seq_cst: see Get
+    const bool wake = waiting_gets_ > wakes_pending_ && spinning_gets_ == 0;
+    // `false` is stored only when it changes: producers read the flag on every add, and a
+    // store (even of the same value) takes their copy of the line away. `true` is always
+    // stored: a parking Get's seq_cst store must precede its load of inbox_hint_ (see Get).
+    if (wake || wake_.load(std::memory_order_relaxed)) wake_.store(wake);  // seq_cst
   }
 
   // When `have_items` and a parked Get needs a wake-up, books one (the caller signals
@@ -597,19 +642,28 @@ class Queue final {
   bool shutting_down_ KUBE_GUARDED_BY(mu_) = false;
   bool draining_ KUBE_GUARDED_BY(mu_) = false;
 
-  mutable Mutex inbox_mu_;
+  // The producers' side, on cache lines of its own (the workers' side above changes with
+  // every Get and Done).
+  alignas(64) mutable Mutex inbox_mu_;
   // Adds not yet applied: entries [0, inbox_size_) in call order; later entries are spare.
   std::vector<Incoming> inbox_ KUBE_GUARDED_BY(inbox_mu_);
   std::size_t inbox_size_ KUBE_GUARDED_BY(inbox_mu_) = 0;
   bool inbox_closed_ KUBE_GUARDED_BY(inbox_mu_) = false;  // set by ShutDown
 
-  // fifo_.size() and inbox_size_, published for lock-free checks; only hints (stored under
-  // their locks).
-  std::atomic<std::size_t> queued_hint_{0};
-  std::atomic<std::size_t> inbox_hint_{0};
+  // Lock-free hints. Those a producer reads on every add (wake_, inbox_epoch_) share a line
+  // that changes rarely; fifo_.size(), which changes with every Get, has a line of its own.
+  // The hints are stored under their locks.
+  //
   // waiting_gets_ > wakes_pending_ && spinning_gets_ == 0: a producer must wake a Get.
-  std::atomic<bool> wake_{false};
+  alignas(64) std::atomic<bool> wake_{false};
+  std::atomic<std::size_t> inbox_hint_{0};  // inbox_size_ != 0
+  // Incremented (under inbox_mu_) each time the inbox is taken: see Add.
+  std::atomic<std::uint64_t> inbox_epoch_{0};
   std::atomic<int> get_spin_budget_{kMinGetSpins};  // see AdaptGetSpin
+  // Identifies this queue in the threads' LastAdd (unique per queue type, never reused).
+  inline static std::atomic<std::uint64_t> next_id_{1};
+  const std::uint64_t id_ = next_id_.fetch_add(1, std::memory_order_relaxed);
+  alignas(64) std::atomic<std::size_t> queued_hint_{0};  // fifo_.size()
   std::jthread metrics_thread_;  // last: joined before the members it uses are destroyed
 };
 

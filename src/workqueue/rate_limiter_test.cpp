@@ -88,6 +88,17 @@ TEST(ItemExponentialFailureRateLimiter, KeepsEachOfManyItemsCountSeparately) {
   for (int i = 1; i < kItems; i += 2) limiter.Forget(key(i));
   for (int i = 0; i < kItems; ++i) ASSERT_EQ(limiter.NumRequeues(key(i)), 0) << key(i);
   EXPECT_EQ(limiter.When(key(3)), nanoseconds(1)) << "forgotten: starts again from the base";
+  // Forgotten items' slots are reused by other items (longer keys too): each keeps its own
+  // count, and no forgotten key is found in a reused slot.
+  limiter.Forget(key(3));
+  auto other = [](int i) { return "another-namespace-with-a-longer-name/other-" + std::to_string(i); };
+  for (int i = 0; i < kItems; ++i) {
+    for (int f = 0; f <= i % 3; ++f) limiter.When(other(i));
+  }
+  for (int i = 0; i < kItems; ++i) {
+    ASSERT_EQ(limiter.NumRequeues(other(i)), i % 3 + 1) << other(i);
+    ASSERT_EQ(limiter.NumRequeues(key(i)), 0) << key(i);
+  }
 }
 
 TEST(ItemFastSlowRateLimiter, FastForTheFirstAttemptsThenSlow) {

@@ -15,12 +15,12 @@
 #include <utility>
 #include <vector>
 
-#include <boost/unordered/unordered_flat_map.hpp>
 
 #include <kube/base/clock.hpp>
 #include <kube/base/mutex.hpp>
 #include <kube/base/result.hpp>
 #include <kube/base/thread_annotations.hpp>
+#include <kube/workqueue/internal/slot_table.hpp>
 #include <kube/workqueue/internal/spin_lock.hpp>
 
 namespace kube::workqueue {
@@ -46,11 +46,14 @@ Clock::Duration ExponentialDelay(Clock::Duration base, Clock::Duration max, int 
 namespace internal {
 
 /// A per-item failure counter (the shared state of the per-item limiters), sharded by the
-/// item's hash: 16 maps, each under its own lock on its own cache line, so that workers
+/// item's hash: 16 tables, each under its own lock on its own cache line, so that workers
 /// recording failures of different items rarely contend. `Forget` and `Get` of an item while
 /// no item has failures take no lock at all (the common case of a controller whose
-/// reconciles succeed).
-/// **Thread-safety:** safe; one short lock per call at most.
+/// reconciles succeed). The item is hashed once per call, outside the lock, and the tables
+/// recycle their slots: a forgotten item's slot keeps its storage (a string key's capacity)
+/// for the next item that fails, so a warmed counter does not allocate.
+/// **Thread-safety:** safe; one short lock per call at most. **Memory:** each shard keeps
+/// the peak number of items it has tracked at once (in chunks of 64 slots).
 template <class T, class Hash, class KeyEqual>
 class FailureCounter final {
  public:
@@ -59,10 +62,14 @@ class FailureCounter final {
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
     SpinMutexLock lock(s.mu);
-    auto [it, inserted] = s.failures.try_emplace(item, 0);
-    if (inserted) tracked_.fetch_add(1);
-    const int before = it->second;
-    if (it->second < INT_MAX) ++it->second;
+    std::uint32_t i = s.failures.Find(item, hash);
+    if (i == Table::kNone) {
+      i = s.failures.Insert(item, hash);  // the payload starts at 0
+      tracked_.fetch_add(1);
+    }
+    int& count = s.failures[i].data;
+    const int before = count;
+    if (count < INT_MAX) ++count;
     return before;
   }
   /// Drops the item's count.
@@ -73,7 +80,10 @@ class FailureCounter final {
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
     SpinMutexLock lock(s.mu);
-    if (s.failures.erase(item) > 0) tracked_.fetch_sub(1);
+    const std::uint32_t i = s.failures.Find(item, hash);
+    if (i == Table::kNone) return;
+    s.failures.Erase(i);
+    tracked_.fetch_sub(1);
   }
   /// The item's count (0 if unknown).
   int Get(const T& item) const {
@@ -81,19 +91,20 @@ class FailureCounter final {
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
     SpinMutexLock lock(s.mu);
-    auto it = s.failures.find(item);
-    return it == s.failures.end() ? 0 : it->second;
+    const std::uint32_t i = s.failures.Find(item, hash);
+    return i == Table::kNone ? 0 : s.failures[i].data;
   }
 
  private:
   static constexpr std::size_t kShards = 16;
+  using Table = SlotTable<T, int, KeyEqual, /*ChunkShift=*/6>;
   struct alignas(64) Shard {
     Mutex mu;
-    boost::unordered_flat_map<T, int, Hash, KeyEqual> failures KUBE_GUARDED_BY(mu);
+    Table failures KUBE_GUARDED_BY(mu);
   };
 
   Shard& ShardOf(std::size_t hash) const {
-    // Top bits of a multiplicative mix: the maps use the low bits of their own mixing.
+    // Top bits of a multiplicative mix (the table's index uses the hash's low 32 bits).
     return shards_[(hash * 0x9E3779B97F4A7C15ull) >> 60];
   }
 

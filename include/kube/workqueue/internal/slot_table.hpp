@@ -20,8 +20,9 @@ namespace kube::workqueue::internal {
 /// its capacity, so a warmed table inserts without allocating. The index (IndexTable) maps the
 /// items' 32-bit hashes to slot numbers, so growing it neither rehashes nor touches the items.
 /// `Hash` is the owner's: the table only receives hash values (owners hash outside their lock).
-/// **Thread-safety:** none; the owning queue guards it.
-template <class T, class Payload, class KeyEqual>
+/// `ChunkShift` sets the chunk size (2^ChunkShift slots): small for tables that are usually
+/// nearly empty. **Thread-safety:** none; the owner guards it.
+template <class T, class Payload, class KeyEqual, std::uint32_t ChunkShift = 9>
 class SlotTable final {
  public:
   struct Slot {
@@ -83,7 +84,7 @@ class SlotTable final {
   bool empty() const noexcept { return index_.size() == 0; }
 
  private:
-  static constexpr std::uint32_t kChunkShift = 9;
+  static constexpr std::uint32_t kChunkShift = ChunkShift;
   static constexpr std::uint32_t kChunkSize = 1u << kChunkShift;
   static constexpr std::uint32_t kChunkMask = kChunkSize - 1;
 

@@ -280,12 +280,14 @@ TEST(Queue, RepeatedAddIsSkippedOnlyWhileTheFirstIsStillInTheInbox) {
   Queue<std::string> q;
   q.Add("a");
   q.Add("a");  // same thread, same inbox: skipped without a lock
+  q.Add("a");
   ASSERT_EQ(q.Len(), 1u);  // applies the inbox
   ASSERT_EQ(q.Get(), "a");
   // The inbox was taken since the last add of "a": this add must count, and queue "a" again
   // at Done. (Were it skipped as a repeat, "a" would be forgotten.)
   q.Add("a");
-  q.Add("a");  // this one is a repeat again
+  q.Add("a");  // repeats again
+  q.Add("a");
   q.Done("a");
   ASSERT_EQ(q.Len(), 1u);  // (ASSERT: a Get on an empty queue would block)
   EXPECT_EQ(q.Get(), "a");
@@ -295,6 +297,7 @@ TEST(Queue, RepeatedAddIsSkippedPerQueueEvenAtTheSameAddress) {
   std::optional<Queue<std::string>> q;
   q.emplace();
   q->Add("a");  // remembered by this thread, inbox epoch 0
+  q->Add("a");
   q.reset();
   q.emplace();  // same address, same epoch: only the queue's id tells them apart
   q->Add("a");
@@ -306,6 +309,7 @@ TEST(Queue, RepeatedAddIsSkippedPerQueueEvenAtTheSameAddress) {
 
 TEST(Queue, AnotherThreadsRepeatOfAnAppliedAddIsNotSkipped) {
   Queue<int> q;
+  q.Add(1);
   q.Add(1);
   ASSERT_EQ(q.Get(), 1);  // inbox taken; 1 is being processed
   std::thread([&] { q.Add(1); }).join();

@@ -61,7 +61,7 @@ class FailureCounter final {
   int Next(const T& item) {
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
-    SpinMutexLock lock(s.mu);
+    kube::SpinMutexLock lock(s.mu);
     std::uint32_t i = s.failures.Find(item, hash);
     if (i == Table::kNone) {
       i = s.failures.Insert(item, hash);  // the payload starts at 0
@@ -79,7 +79,7 @@ class FailureCounter final {
     if (tracked_.load(std::memory_order_acquire) == 0) return;
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
-    SpinMutexLock lock(s.mu);
+    kube::SpinMutexLock lock(s.mu);
     const std::uint32_t i = s.failures.Find(item, hash);
     if (i == Table::kNone) return;
     s.failures.Erase(i);
@@ -90,7 +90,7 @@ class FailureCounter final {
     if (tracked_.load(std::memory_order_acquire) == 0) return 0;
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
-    SpinMutexLock lock(s.mu);
+    kube::SpinMutexLock lock(s.mu);
     const std::uint32_t i = s.failures.Find(item, hash);
     return i == Table::kNone ? 0 : s.failures[i].data;
   }

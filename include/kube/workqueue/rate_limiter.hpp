@@ -15,7 +15,6 @@
 #include <utility>
 #include <vector>
 
-
 #include <kube/base/clock.hpp>
 #include <kube/base/mutex.hpp>
 #include <kube/base/result.hpp>
@@ -48,8 +47,9 @@ namespace internal {
 /// A per-item failure counter (the shared state of the per-item limiters), sharded by the
 /// item's hash: 16 tables, each under its own lock on its own cache line, so that workers
 /// recording failures of different items rarely contend. `Forget` and `Get` of an item while
-/// no item has failures take no lock at all (the common case of a controller whose
-/// reconciles succeed). The item is hashed once per call, outside the lock, and the tables
+/// no item of its shard has failures take no lock at all (the common case of a controller whose
+/// reconciles succeed); each shard counts its items on its own line, so no counter is shared by
+/// every call. The item is hashed once per call, outside the lock, and the tables
 /// recycle their slots: a forgotten item's slot keeps its storage (a string key's capacity)
 /// for the next item that fails, so a warmed counter does not allocate.
 /// **Thread-safety:** safe; one short lock per call at most. **Memory:** each shard keeps
@@ -65,7 +65,7 @@ class FailureCounter final {
     std::uint32_t i = s.failures.Find(item, hash);
     if (i == Table::kNone) {
       i = s.failures.Insert(item, hash);  // the payload starts at 0
-      tracked_.fetch_add(1);
+      s.tracked.store(s.failures.size(), std::memory_order_release);
     }
     int& count = s.failures[i].data;
     const int before = count;
@@ -74,22 +74,22 @@ class FailureCounter final {
   }
   /// Drops the item's count.
   void Forget(const T& item) {
-    // An item whose failure was recorded before this call (happens-before) is counted in
-    // tracked_; concurrent calls may be ordered either way.
-    if (tracked_.load(std::memory_order_acquire) == 0) return;
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
+    // An item whose failure was recorded before this call (happens-before) is counted in its
+    // shard's `tracked`; concurrent calls may be ordered either way.
+    if (s.tracked.load(std::memory_order_acquire) == 0) return;
     kube::SpinMutexLock lock(s.mu);
     const std::uint32_t i = s.failures.Find(item, hash);
     if (i == Table::kNone) return;
     s.failures.Erase(i);
-    tracked_.fetch_sub(1);
+    s.tracked.store(s.failures.size(), std::memory_order_release);
   }
   /// The item's count (0 if unknown).
   int Get(const T& item) const {
-    if (tracked_.load(std::memory_order_acquire) == 0) return 0;
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
+    if (s.tracked.load(std::memory_order_acquire) == 0) return 0;  // (see Forget)
     kube::SpinMutexLock lock(s.mu);
     const std::uint32_t i = s.failures.Find(item, hash);
     return i == Table::kNone ? 0 : s.failures[i].data;
@@ -101,6 +101,7 @@ class FailureCounter final {
   struct alignas(64) Shard {
     Mutex mu;
     Table failures KUBE_GUARDED_BY(mu);
+    std::atomic<std::size_t> tracked{0};  // failures.size(), stored under mu, read without it
   };
 
   Shard& ShardOf(std::size_t hash) const {
@@ -110,7 +111,6 @@ class FailureCounter final {
 
   [[no_unique_address]] const Hash hash_{};
   mutable std::array<Shard, kShards> shards_;  // const members lock a shard
-  std::atomic<std::size_t> tracked_{0};  // items with a count, over all shards
 };
 
 }  // namespace internal

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <kube/base/large_array_allocator.hpp>
+
 namespace kube::workqueue::internal {
 
 /// A growable FIFO ring of 32-bit slot indices. Memory grows by doubling and is kept, so a
@@ -30,13 +32,15 @@ class IndexRing final {
 
  private:
   void Grow() {
-    std::vector<std::uint32_t> bigger(buf_.empty() ? 64 : buf_.size() * 2);
+    Buffer bigger(buf_.empty() ? 64 : buf_.size() * 2);
     for (std::size_t i = 0; i < size_; ++i) bigger[i] = buf_[(head_ + i) & (buf_.size() - 1)];
     buf_.swap(bigger);
     head_ = 0;
   }
 
-  std::vector<std::uint32_t> buf_;  // size is 0 or a power of two
+  // Size 0 or a power of two; from 1 MiB (256k entries) on, mapped with huge pages advised.
+  using Buffer = std::vector<std::uint32_t, LargeArrayAllocator<std::uint32_t>>;
+  Buffer buf_;
   std::size_t head_ = 0;
   std::size_t size_ = 0;
 };

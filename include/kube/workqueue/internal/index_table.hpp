@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <kube/base/large_array_allocator.hpp>
+
 namespace kube::workqueue::internal {
 
 /// An open-addressing hash index from 32-bit item hashes to 32-bit slot numbers: linear probing
@@ -89,7 +91,7 @@ class IndexTable final {
   }
 
   void Grow() {
-    std::vector<Bucket> old = std::move(buckets_);
+    Buckets old = std::move(buckets_);
     const std::size_t capacity = old.empty() ? 16 : old.size() * 2;
     buckets_.assign(capacity, Bucket{});
     mask_ = capacity - 1;
@@ -100,7 +102,11 @@ class IndexTable final {
     }
   }
 
-  std::vector<Bucket> buckets_;  // size 0 or a power of two
+  // Size 0 or a power of two. From 1 MiB (128k buckets) on, mapped on its own with huge pages
+  // advised (LargeArrayAllocator): a queue grown to 100k items touches one 2 MiB page for its
+  // index instead of 512 small ones.
+  using Buckets = std::vector<Bucket, LargeArrayAllocator<Bucket>>;
+  Buckets buckets_;
   std::size_t mask_ = 0;
   int shift_ = 64;  // 64 - log2(capacity)
   std::size_t size_ = 0;

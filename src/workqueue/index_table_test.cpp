@@ -1,4 +1,7 @@
 #include <kube/workqueue/internal/index_table.hpp>
+#include <kube/workqueue/internal/index_ring.hpp>
+
+#include <kube/base/large_array_allocator.hpp>
 
 #include <cstdint>
 #include <random>
@@ -80,6 +83,38 @@ TEST(IndexTable, EraseAndReinsertCycleNeverGrowsTheTable) {
   for (std::uint32_t s = 999'000; s < 1'000'000; ++s) {
     ASSERT_EQ(table.Find(s * 40503u, [&](std::uint32_t c) { return c == s; }), s);
   }
+}
+
+TEST(IndexTable, GrowsPastOneMebibyteIntoAMappedArrayAndKeepsEveryEntry) {
+  // 300k entries: the bucket array doubles through 512k buckets (4 MiB), so it crosses the
+  // 1 MiB line from which LargeArrayAllocator maps it on its own, and is rehashed each time.
+  IndexTable table;
+  constexpr std::uint32_t kEntries = 300'000;
+  auto hash_of = [](std::uint32_t s) { return s * 2654435761u; };
+  const std::size_t mapped_before = LargeArrayBytesMapped();
+  for (std::uint32_t s = 0; s < kEntries; ++s) table.Insert(hash_of(s), s);
+  EXPECT_GT(LargeArrayBytesMapped(), mapped_before);
+  for (std::uint32_t s = 0; s < kEntries; s += 2) table.Erase(hash_of(s), s);
+  ASSERT_EQ(table.size(), kEntries / 2);
+  for (std::uint32_t s = 0; s < kEntries; ++s) {
+    const std::uint32_t want = s % 2 == 0 ? IndexTable::kNone : s;
+    ASSERT_EQ(table.Find(hash_of(s), [&](std::uint32_t c) { return c == s; }), want) << s;
+  }
+}
+
+TEST(IndexRing, GrowsPastOneMebibyteAndKeepsFifoOrderAcrossTheWrap) {
+  IndexRing ring;
+  constexpr std::uint32_t kEntries = 400'000;  // 512k entries (2 MiB) after the last doubling
+  std::uint32_t next_out = 0;
+  // Start with the head away from 0, so that each doubling copies a wrapped ring.
+  for (std::uint32_t v = 0; v < 50; ++v) ring.push_back(v);
+  for (; next_out < 40; ++next_out) ASSERT_EQ(ring.pop_front(), next_out);
+  const std::size_t mapped_before = LargeArrayBytesMapped();
+  for (std::uint32_t v = 50; v < kEntries; ++v) ring.push_back(v);
+  EXPECT_GT(LargeArrayBytesMapped(), mapped_before);
+  ASSERT_EQ(ring.size(), kEntries - 40);
+  for (; next_out < kEntries; ++next_out) ASSERT_EQ(ring.pop_front(), next_out);
+  EXPECT_TRUE(ring.empty());
 }
 
 }  // namespace

@@ -195,10 +195,7 @@ class DelayingQueue final {
         for (;;) {
           if (stopping_) return;
           if (inbox_size_ > 0) {
-            batch.swap(inbox_);
-            n = inbox_size_;
-            inbox_size_ = 0;
-            unblock = blocked_producers_ > 0;
+            n = TakeInboxLocked(batch, unblock);
             break;
           }
           const Clock::TimePoint now = clock_.Now();
@@ -213,8 +210,30 @@ class DelayingQueue final {
       }
       if (unblock) room_.SignalAll();
       Merge(batch, n);
-      DeliverDue(clock_.Now());
+      // Every AddAfter that happened before the clock read `now` is merged before the items
+      // due at `now` are delivered, so that they come out in ready-time order (a test advancing
+      // a FakeClock past several items relies on it): calls made while the batch above was
+      // merged are taken now. Once only: a steady stream of calls must not hold delivery back.
+      const Clock::TimePoint now = clock_.Now();
+      {
+        MutexLock lock(mu_);
+        n = TakeInboxLocked(batch, unblock);
+      }
+      if (unblock) room_.SignalAll();
+      Merge(batch, n);
+      DeliverDue(now);
     }
+  }
+
+  // Takes the AddAfter calls waiting in the inbox into `batch` (the vectors are swapped) and
+  // returns how many there are; `unblock` tells whether producers wait for room.
+  std::size_t TakeInboxLocked(std::vector<Pending>& batch, bool& unblock) KUBE_REQUIRES(mu_) {
+    const std::size_t n = inbox_size_;
+    unblock = n > 0 && blocked_producers_ > 0;
+    if (n == 0) return 0;
+    batch.swap(inbox_);
+    inbox_size_ = 0;
+    return n;
   }
 
   // Thread-confined: only the delivery thread touches waiting_, wheel_, due_ and next_seq_.

@@ -580,8 +580,9 @@ class Queue final {
     }
   }
 
-  // Applies one add; returns true when the item became dirty (a counted add). `item` is moved
-  // into a new slot (a string's buffer is exchanged with the slot's recycled one).
+  // Applies one add; returns true when the item became dirty (a counted add). A new item is
+  // copied into a free slot (reusing its string capacity) or, when `item` is an rvalue, moved
+  // there (a string's buffer is then exchanged with the slot's recycled one).
   template <class U>
   bool AddLocked(U&& item, std::size_t hash, Clock::TimePoint now) KUBE_REQUIRES(mu_) {
     std::uint32_t i = table_.Find(item, hash);

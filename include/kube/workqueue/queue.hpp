@@ -257,12 +257,14 @@ class Queue final {
       }
       if (wake) not_empty_.Signal();
       // Empty: spin outside the lock before sleeping, so that a worker that is faster than its
-      // producers does not pay a futex wait and wake for every item.
+      // producers does not pay a futex wait and wake for every item. The spinner yields the
+      // CPU now and then: with fewer cores than threads, the producer it waits for may be
+      // queued behind it on this very core.
       while (spinning && spins < spin_budget &&
              queued_hint_.load(std::memory_order_relaxed) == 0 &&
              inbox_hint_.load(std::memory_order_relaxed) == 0) {
         internal::CpuRelax();
-        ++spins;
+        if (++spins % kSpinsPerYield == 0) std::this_thread::yield();
       }
     }
     if (spins > 0) AdaptGetSpin(spin_budget, parked);
@@ -346,9 +348,10 @@ class Queue final {
   friend class DelayingQueue;
 
   // Pauses (about 20 ns each) a Get spins on an empty queue before it sleeps: adapted between
-  // about 20 us and 160 us (AdaptGetSpin).
+  // about 20 us and 160 us (AdaptGetSpin), plus a yield every kSpinsPerYield pauses.
   static constexpr int kMinGetSpins = 1024;
   static constexpr int kMaxGetSpins = 8192;
+  static constexpr int kSpinsPerYield = 256;
   // Item storage recycled through Done(T&&) kept for later Gets (a few per worker suffice).
   static constexpr std::size_t kMaxSpares = 16;
   static constexpr std::uint8_t kDirty = 1;       // needs processing (queued, or re-added)

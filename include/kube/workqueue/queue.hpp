@@ -261,7 +261,7 @@ class Queue final {
       // CPU now and then: with fewer cores than threads, the producer it waits for may be
       // queued behind it on this very core.
       while (spinning && spins < spin_budget &&
-             queued_hint_.load(std::memory_order_relaxed) == 0 &&
+             !queued_hint_.load(std::memory_order_relaxed) &&
              inbox_hint_.load(std::memory_order_relaxed) == 0) {
         internal::CpuRelax();
         if (++spins % kSpinsPerYield == 0) std::this_thread::yield();
@@ -543,7 +543,7 @@ class Queue final {
         }
         if ((slot.data.flags & kDirty) != 0) {
           fifo_.push_back(i);
-          queued_hint_.store(fifo_.size(), std::memory_order_relaxed);
+          PublishQueuedLocked();
         } else {
           table_.Erase(i);
         }
@@ -562,7 +562,7 @@ class Queue final {
 
   void TakeLocked(std::optional<T>& out, double& queued_seconds) KUBE_REQUIRES(mu_) {
     const std::uint32_t i = fifo_.pop_front();
-    queued_hint_.store(fifo_.size(), std::memory_order_relaxed);
+    PublishQueuedLocked();
     auto& slot = table_[i];
     slot.data.flags = kProcessing;  // no longer dirty
     ++processing_;
@@ -603,8 +603,17 @@ class Queue final {
     }
     if (metrics_.enabled()) TimesOf(i).add_time = now;
     fifo_.push_back(i);
-    queued_hint_.store(fifo_.size(), std::memory_order_relaxed);
+    PublishQueuedLocked();
     return true;
+  }
+
+  // Keeps queued_hint_ equal to !fifo_.empty(). Stored only when that changes: a spinning Get
+  // polls the hint, and a store per Get would take its line from the spinner every time.
+  void PublishQueuedLocked() KUBE_REQUIRES(mu_) {
+    const bool queued = !fifo_.empty();
+    if (queued_hint_.load(std::memory_order_relaxed) != queued) {
+      queued_hint_.store(queued, std::memory_order_relaxed);
+    }
   }
 
   void RemoveFromProcessingList(std::uint32_t pos) KUBE_REQUIRES(mu_) {
@@ -655,7 +664,7 @@ class Queue final {
   bool inbox_closed_ KUBE_GUARDED_BY(inbox_mu_) = false;  // set by ShutDown
 
   // Lock-free hints. Those a producer reads on every add (wake_, inbox_epoch_) share a line
-  // that changes rarely; fifo_.size(), which changes with every Get, has a line of its own.
+  // that changes rarely; queued_hint_, which the workers write, has a line of its own.
   // The hints are stored under their locks.
   //
   // waiting_gets_ > wakes_pending_ && spinning_gets_ == 0: a producer must wake a Get.
@@ -667,7 +676,7 @@ class Queue final {
   // Identifies this queue in the threads' LastAdd (unique per queue type, never reused).
   inline static std::atomic<std::uint64_t> next_id_{1};
   const std::uint64_t id_ = next_id_.fetch_add(1, std::memory_order_relaxed);
-  alignas(64) std::atomic<std::size_t> queued_hint_{0};  // fifo_.size()
+  alignas(64) std::atomic<bool> queued_hint_{false};  // !fifo_.empty() (PublishQueuedLocked)
   std::jthread metrics_thread_;  // last: joined before the members it uses are destroyed
 };
 

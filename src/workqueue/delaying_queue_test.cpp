@@ -61,6 +61,58 @@ TEST(DelayingQueue, WaitingItemAddedAgainKeepsTheEarlierReadyTime) {
   EXPECT_EQ(q.Len(), 0u) << "a was delivered a second time from its superseded ready time";
 }
 
+// A FakeClock that, while `ticking` is set, moves forward 1 us on every Now(): an AddAfter with a
+// nanosecond delay then finds its item due when it reads the clock again, as on the real clock.
+class TickingClock final : public Clock {
+ public:
+  TimePoint Now() const override {
+    if (ticking.load()) fake.Advance(std::chrono::microseconds(1));
+    return fake.Now();
+  }
+  WallTime WallNow() const override { return fake.WallNow(); }
+  bool WaitUntil(CondVar& cv, Mutex& mu, TimePoint deadline) override KUBE_REQUIRES(mu) {
+    return fake.WaitUntil(cv, mu, deadline);
+  }
+  mutable FakeClock fake;
+  std::atomic<bool> ticking{false};
+};
+
+TEST(DelayingQueue, AlreadyDueShortDelayIsAddedAtOnceWhenNothingWaits) {
+  TickingClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  clock.ticking = true;
+  q.AddAfter("a", nanoseconds(1));
+  clock.ticking = false;
+  EXPECT_EQ(q.Len(), 1u) << "a due by the second clock read was not added by AddAfter itself";
+  EXPECT_EQ(q.Get(), "a");
+  q.Done("a");
+  // Once the waiting items are delivered, the direct path is open again.
+  q.AddAfter("b", seconds(1));
+  clock.fake.Advance(seconds(1));
+  EXPECT_EQ(q.Get(), "b");
+  q.Done("b");
+  clock.ticking = true;
+  q.AddAfter("c", nanoseconds(1));
+  clock.ticking = false;
+  EXPECT_EQ(q.Len(), 1u);
+}
+
+TEST(DelayingQueue, AlreadyDueShortDelayOfAWaitingItemIsDeliveredOnce) {
+  TickingClock clock;
+  DelayingQueue<std::string> q({}, clock);
+  q.AddAfter("a", seconds(10));
+  clock.ticking = true;
+  q.AddAfter("a", nanoseconds(1));  // due by the second clock read, but "a" already waits
+  clock.ticking = false;
+  clock.fake.Advance(std::chrono::microseconds(1));
+  EXPECT_EQ(q.Get(), "a");
+  q.Done("a");
+  q.AddAfter("barrier", seconds(11));
+  clock.fake.Advance(seconds(11));  // the superseded 10 s entry of "a" is due by now
+  EXPECT_EQ(q.Get(), "barrier");
+  EXPECT_EQ(q.Len(), 0u) << "a was delivered a second time from its superseded ready time";
+}
+
 TEST(DelayingQueue, LaterReadyTimeDoesNotPostponeAWaitingItem) {
   FakeClock clock;
   DelayingQueue<std::string> q({}, clock);

@@ -27,7 +27,7 @@ namespace kube::workqueue {
 /// client-go's delaying queue: a `Queue` plus `AddAfter(item, delay)`, which adds the item once
 /// `delay` has passed on the injected clock.
 ///  * A delay <= 0 adds at once.
-///  * An item already waiting keeps the EARLIER of its ready times.
+///  * An item already waiting keeps the EARLIER of its ready times (and is delivered once).
 ///  * One delivery thread per queue (not a thread or timer per item) keeps the waiting items in a
 ///    timing wheel of 1 ms ticks (internal::TimerWheel: O(1) insert; each tick's timers are
 ///    sorted when the clock reaches it) and adds each due batch to the queue under one lock.
@@ -80,7 +80,10 @@ class DelayingQueue final {
     const Clock::TimePoint now = clock_.Now();
     const Clock::TimePoint ready = internal::SaturatingAdd(now, delay);
     // (Compared as time points: `delay < kShortDelay` would overflow for hours::max().)
-    if (ready - now < kShortDelay && clock_.Now() >= ready) {
+    // Only while nothing is scheduled: a waiting copy of the item must take the earlier ready
+    // time (and so be delivered once), which only the delivery thread can do.
+    if (ready - now < kShortDelay && scheduled_.load(std::memory_order_acquire) == 0 &&
+        clock_.Now() >= ready) {
       // Already due (a nanosecond backoff): add it now instead of waking the delivery thread
       // for it. Exactly on time, and no thread hand-off.
       queue_.Add(item);
@@ -108,6 +111,7 @@ class DelayingQueue final {
         p.ready = ready;
       }
       ++inbox_size_;
+      scheduled_.fetch_add(1, std::memory_order_relaxed);
       if (ready < wake_at_) {
         wake_at_ = ready;  // later producers need not wake the thread again for a later item
         wake = true;
@@ -265,6 +269,7 @@ class DelayingQueue final {
       const std::size_t hash = p.hash;
       std::uint32_t i = waiting_.Find(p.item, hash);
       if (i != WaitTable::kNone) {
+        scheduled_.fetch_sub(1, std::memory_order_release);  // merged into the waiting item
         auto& w = waiting_[i].data;
         if (p.ready >= w.ready) continue;  // the earlier ready time wins
         w.ready = p.ready;
@@ -301,6 +306,9 @@ class DelayingQueue final {
       waiting_.Erase(i);
     }
     if (n == 0) return;
+    // Before the items are added: an AddAfter that finds nothing scheduled may then add one of
+    // them itself; both adds are legitimate (the item was due), and the queue merges them.
+    scheduled_.fetch_sub(n, std::memory_order_release);
     queue_.AddMany(std::span<const T>(due_.data(), n));
     if constexpr (!requires(T& t) { t.clear(); }) {
       for (std::size_t k = 0; k < n; ++k) due_[k] = T{};  // hold no resources
@@ -323,6 +331,9 @@ class DelayingQueue final {
   Clock::TimePoint wake_at_ KUBE_GUARDED_BY(mu_) = Clock::TimePoint::min();
   bool stopping_ KUBE_GUARDED_BY(mu_) = false;
   std::atomic<bool> stopped_{false};  // stopping_, readable without the lock (a fast-path hint)
+  // AddAfter calls in the inbox plus items waiting in waiting_: AddAfter's already-due path is
+  // taken only at zero. Incremented under mu_, decremented by the delivery thread.
+  std::atomic<std::size_t> scheduled_{0};
 
   [[no_unique_address]] const Hash hash_{};  // called by producers, outside the lock
   WaitTable waiting_;                 // delivery thread only: the items waiting, by item

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include <kube/base/clock.hpp>
-#include <kube/base/mutex.hpp>
 #include <kube/base/thread_annotations.hpp>
 #include <kube/workqueue/internal/index_ring.hpp>
 #include <kube/workqueue/internal/queue_metrics.hpp>
@@ -76,7 +75,7 @@ class DelayingQueue;
 ///
 /// **Thread-safety:** every member may be called concurrently from any number of producers and
 /// workers, except the destructor. **Blocks?** `Get` and `ShutDownWithDrain` block; the others
-/// only take the queue's mutex briefly. **Ownership:** the queue copies the items it is given.
+/// only take the queue's locks briefly. **Ownership:** the queue copies the items it is given.
 /// **Memory:** storage grows to the peak number of distinct items tracked at once and is then
 /// reused (a warmed queue does not allocate); it is released when the queue is destroyed.
 /// `Hash` and `KeyEqual` must not call back into the queue; `Hash` is called concurrently and
@@ -142,7 +141,7 @@ class Queue final {
     std::size_t pending = 0;
     std::uint64_t epoch = 0;
     {
-      internal::SpinMutexLock lock(inbox_mu_);
+      internal::SpinLockGuard lock(inbox_mu_);
       if (inbox_closed_) return;
       pending = PushLocked(item, hash, Clock::TimePoint());
       epoch = inbox_epoch_.load(std::memory_order_relaxed);
@@ -171,7 +170,7 @@ class Queue final {
       }
       std::size_t pending = 0;
       {
-        internal::SpinMutexLock lock(inbox_mu_);
+        internal::SpinLockGuard lock(inbox_mu_);
         if (inbox_closed_) return;
         for (std::size_t i = 0; i < chunk.size(); ++i) {
           pending = PushLocked(chunk[i], hashes[i], Clock::TimePoint());
@@ -191,8 +190,8 @@ class Queue final {
     int added = 0;
     std::size_t len = 0;
     {
-      MutexLock lock(mu_);
-      self.mu_.AssertHeld();  // the same mutex, for the analysis
+      internal::SpinLockGuard lock(mu_);
+      self.mu_.AssertHeld();  // the same lock, for the analysis
       added = self.DrainLocked();
       len = fifo_.size();
     }
@@ -214,7 +213,7 @@ class Queue final {
     for (bool done = false; !done;) {
       bool wake = false;
       {
-        internal::SpinMutexLock lock(mu_);
+        internal::SpinLockGuard lock(mu_);
         if (spinning) {
           --spinning_gets_;
           spinning = false;
@@ -289,7 +288,7 @@ class Queue final {
   void ShutDown() KUBE_EXCLUDES(mu_, inbox_mu_) {
     int added = 0;
     {
-      MutexLock lock(mu_);
+      internal::SpinLockGuard lock(mu_);
       added = CloseLocked();
       draining_ = false;
     }
@@ -304,19 +303,19 @@ class Queue final {
   void ShutDownWithDrain() KUBE_EXCLUDES(mu_, inbox_mu_) {
     int added = 0;
     {
-      MutexLock lock(mu_);
+      internal::SpinLockGuard lock(mu_);
       added = CloseLocked();
       draining_ = true;
     }
     not_empty_.SignalAll();
     if (added > 0) metrics_.Added(added);
-    MutexLock lock(mu_);
+    internal::SpinLockGuard lock(mu_);
     while (draining_ && processing_ > 0) drained_.Wait(mu_);
   }
 
   /// True once `ShutDown` or `ShutDownWithDrain` was called.
   bool ShuttingDown() const KUBE_EXCLUDES(mu_) {
-    MutexLock lock(mu_);
+    internal::SpinLockGuard lock(mu_);
     return shutting_down_;
   }
 
@@ -327,7 +326,7 @@ class Queue final {
     double total = 0;
     double longest = 0;
     {
-      MutexLock lock(mu_);
+      internal::SpinLockGuard lock(mu_);
       const Clock::TimePoint now = clock_.Now();
       for (std::uint32_t i : processing_list_) {
         const double age = internal::Seconds(now - TimesOf(i).start_time);
@@ -422,7 +421,7 @@ class Queue final {
     int added = 0;
     bool wake = false;
     {
-      internal::SpinMutexLock lock(mu_);
+      internal::SpinLockGuard lock(mu_);
       if (shutting_down_) return false;
       added = DrainLocked();
       for (std::size_t i = 0; i < items.size(); ++i) {
@@ -441,7 +440,7 @@ class Queue final {
     int added = 0;
     bool wake = false;
     {
-      internal::SpinMutexLock lock(mu_);
+      internal::SpinLockGuard lock(mu_);
       added = DrainLocked();
       wake = ClaimWakeLocked(!fifo_.empty());
     }
@@ -456,7 +455,7 @@ class Queue final {
     if (inbox_hint_.load(std::memory_order_relaxed) == 0) return 0;
     std::size_t n = 0;
     {
-      internal::SpinMutexLock lock(inbox_mu_);
+      internal::SpinLockGuard lock(inbox_mu_);
       n = inbox_size_;
       // Before the inbox is taken (seq_cst): see Add.
       inbox_epoch_.store(inbox_epoch_.load(std::memory_order_relaxed) + 1);
@@ -483,7 +482,7 @@ class Queue final {
   // Closes the inbox, applies what it holds and marks the queue shut down.
   int CloseLocked() KUBE_REQUIRES(mu_) KUBE_EXCLUDES(inbox_mu_) {
     {
-      internal::SpinMutexLock lock(inbox_mu_);
+      internal::SpinLockGuard lock(inbox_mu_);
       inbox_closed_ = true;
     }
     const int added = DrainLocked();
@@ -527,7 +526,7 @@ class Queue final {
     bool wake = false;
     bool drained = false;
     {
-      internal::SpinMutexLock lock(mu_);
+      internal::SpinLockGuard lock(mu_);
       // Adds that happened before this Done are applied first: an Add of this very item must
       // find it processing (and mark it dirty).
       added = DrainLocked();
@@ -633,10 +632,12 @@ class Queue final {
   [[no_unique_address]] const KeyEqual eq_{};  // under inbox_mu_ (the last inbox entry)
   internal::QueueMetrics metrics_;
 
-  // Lock order: mu_, then inbox_mu_. Producers take inbox_mu_ alone.
-  mutable Mutex mu_;
-  CondVar not_empty_;  // signalled when an item is queued or on shutdown
-  CondVar drained_;    // signalled when processing_ drops to 0 while draining_, or on ShutDown
+  // Lock order: mu_, then inbox_mu_. Producers take inbox_mu_ alone. Both are SpinLocks,
+  // whose Unlock is a plain store (internal/spin_lock.hpp).
+  mutable internal::SpinLock mu_;
+  internal::SpinCondVar not_empty_;  // signalled when an item is queued or on shutdown
+  // Signalled when processing_ drops to 0 while draining_, or on ShutDown.
+  internal::SpinCondVar drained_;
   // Every tracked item is dirty, processing, or both. An item is in fifo_ iff it is dirty and
   // not processing; each slot number appears in fifo_ at most once.
   Table table_ KUBE_GUARDED_BY(mu_);
@@ -657,7 +658,7 @@ class Queue final {
 
   // The producers' side, on cache lines of its own (the workers' side above changes with
   // every Get and Done).
-  alignas(64) mutable Mutex inbox_mu_;
+  alignas(64) mutable internal::SpinLock inbox_mu_;
   // Adds not yet applied: entries [0, inbox_size_) in call order; later entries are spare.
   std::vector<Incoming> inbox_ KUBE_GUARDED_BY(inbox_mu_);
   std::size_t inbox_size_ KUBE_GUARDED_BY(inbox_mu_) = 0;

@@ -45,7 +45,7 @@ Clock::Duration ExponentialDelay(Clock::Duration base, Clock::Duration max, int 
 namespace internal {
 
 /// A per-item failure counter (the shared state of the per-item limiters), sharded by the
-/// item's hash: 16 tables, each under its own lock on its own cache line, so that workers
+/// item's hash: 16 tables, each under its own `SpinLock` on its own cache line, so that workers
 /// recording failures of different items rarely contend. `Forget` and `Get` of an item while
 /// no item of its shard has failures take no lock at all (the common case of a controller whose
 /// reconciles succeed); each shard counts its items on its own line, so no counter is shared by
@@ -61,7 +61,7 @@ class FailureCounter final {
   int Next(const T& item) {
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
-    kube::SpinMutexLock lock(s.mu);
+    SpinLockGuard lock(s.mu);
     std::uint32_t i = s.failures.Find(item, hash);
     if (i == Table::kNone) {
       i = s.failures.Insert(item, hash);  // the payload starts at 0
@@ -79,7 +79,7 @@ class FailureCounter final {
     // An item whose failure was recorded before this call (happens-before) is counted in its
     // shard's `tracked`; concurrent calls may be ordered either way.
     if (s.tracked.load(std::memory_order_acquire) == 0) return;
-    kube::SpinMutexLock lock(s.mu);
+    SpinLockGuard lock(s.mu);
     const std::uint32_t i = s.failures.Find(item, hash);
     if (i == Table::kNone) return;
     s.failures.Erase(i);
@@ -90,7 +90,7 @@ class FailureCounter final {
     const std::size_t hash = hash_(item);
     Shard& s = ShardOf(hash);
     if (s.tracked.load(std::memory_order_acquire) == 0) return 0;  // (see Forget)
-    kube::SpinMutexLock lock(s.mu);
+    SpinLockGuard lock(s.mu);
     const std::uint32_t i = s.failures.Find(item, hash);
     return i == Table::kNone ? 0 : s.failures[i].data;
   }
@@ -99,7 +99,7 @@ class FailureCounter final {
   static constexpr std::size_t kShards = 16;
   using Table = SlotTable<T, int, KeyEqual, /*ChunkShift=*/6>;
   struct alignas(64) Shard {
-    Mutex mu;
+    SpinLock mu;
     Table failures KUBE_GUARDED_BY(mu);
     std::atomic<std::size_t> tracked{0};  // failures.size(), stored under mu, read without it
   };

@@ -49,10 +49,11 @@ void FutexWake(std::atomic<std::uint32_t>& word, int count);
 /// nor even a load to find sleepers to wake. With two workers and a producer taking the
 /// queue's locks in turn, another thread usually holds a copy of the lock's cache line when
 /// the holder unlocks; a store retires at once where a read-modify-write waits for the line.
-/// The lock is 8 bytes and not padded: the data it guards shares its line and travels with
-/// it. Measured (docs/workqueue.md, session 14): 1.5-2x the throughput of the 2-worker
-/// benchmarks; the same lock with an exchange in `Unlock`, or with a load of a sleeper count
-/// after the store, gained almost nothing.
+/// The lock is 8 bytes and not padded, so the data declared beside it shares its line.
+/// Measured (docs/workqueue.md, session 14): 1.4-1.9x the throughput of the 2-worker
+/// benchmarks against `std::mutex`; the same lock with an exchange in `Unlock` gained almost
+/// nothing, and a relaxed load of a sleeper count (on a line nobody wrote) after the store
+/// halved the gain on 1M keys.
 ///
 /// `Lock` spins (test-and-test-and-set, pause rounds up to 2,048, roughly 50-100 us), then
 /// yields the CPU a few times, then sleeps on a futex in timed naps (50 us doubling up to

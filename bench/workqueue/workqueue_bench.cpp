@@ -83,9 +83,16 @@ void SetRate(benchmark::State& state, const char* name, double count, double sec
 // (a) 1 producer Adds 1,000,000 distinct keys, 2 workers Get/Done. client-go: 2.54-2.83 M/s.
 // (b) with adds_per_key = 4: each key Added 4x in a row. client-go: 8.0 M Add calls/s and
 //     2.01 M items processed/s.
-void RunProducerWorkers(benchmark::State& state, KeyShape shape, int adds_per_key) {
+// (With `producers` > 1, each producer thread adds its own slice of the keys.)
+void RunProducerWorkers(benchmark::State& state, KeyShape shape, int adds_per_key,
+                        int producers = 1, int workers = 2) {
   constexpr std::size_t kItems = 1'000'000;
   const auto keys = Keys(shape, kItems);
+  const auto add_all = [&](Queue<std::string>& q, std::span<const std::string> slice) {
+    for (const auto& key : slice) {
+      for (int r = 0; r < adds_per_key; ++r) q.Add(key);
+    }
+  };
   double seconds = 0;
   double cpu = 0;
   std::size_t processed = 0;
@@ -95,9 +102,9 @@ void RunProducerWorkers(benchmark::State& state, KeyShape shape, int adds_per_ke
     const double cpu0 = ProcessCpuSeconds();
     const auto t0 = Steady::now();
     {
-      std::vector<std::jthread> workers;
-      for (int w = 0; w < 2; ++w) {
-        workers.emplace_back([&] {
+      std::vector<std::jthread> worker_threads;
+      for (int w = 0; w < workers; ++w) {
+        worker_threads.emplace_back([&] {
           std::size_t n = 0;
           while (auto key = q.Get()) {
             q.Done(std::move(*key));
@@ -106,8 +113,15 @@ void RunProducerWorkers(benchmark::State& state, KeyShape shape, int adds_per_ke
           done += n;
         });
       }
-      for (const auto& key : keys) {
-        for (int r = 0; r < adds_per_key; ++r) q.Add(key);
+      if (producers == 1) {
+        add_all(q, keys);
+      } else {
+        std::vector<std::jthread> producer_threads;
+        const std::size_t per = kItems / static_cast<std::size_t>(producers);
+        for (int p = 0; p < producers; ++p) {
+          producer_threads.emplace_back(
+              [&, p] { add_all(q, keys.subspan(static_cast<std::size_t>(p) * per, per)); });
+        }
       }
       q.ShutDown();  // workers drain what is queued, then see shutdown
     }
@@ -136,6 +150,17 @@ void BM_Queue_1MKeys_Added4x_2Workers(benchmark::State& state) {
   RunProducerWorkers(state, KeyShape::kObjectKey, 4);
 }
 BENCHMARK(BM_Queue_1MKeys_Added4x_2Workers)
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// Not a client-go shape: more threads than the machine has cores (here 2 vCPUs), to check that
+// the queue's spinning locks (internal::SpinLock) do not collapse when lock holders are
+// preempted. 1M distinct object keys split among the producers.
+void BM_Queue_1MDistinctKeys_Oversubscribed(benchmark::State& state) {
+  RunProducerWorkers(state, KeyShape::kObjectKey, 1, static_cast<int>(state.range(0)),
+                     static_cast<int>(state.range(1)));
+}
+BENCHMARK(BM_Queue_1MDistinctKeys_Oversubscribed)
+    ->ArgNames({"producers", "workers"})->Args({4, 16})->Args({8, 64})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // (c) single thread Add/Get/Done with 1,000 items queued: ns per item and heap allocations per

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <thread>
 
 #if defined(__linux__)
 #include <linux/futex.h>

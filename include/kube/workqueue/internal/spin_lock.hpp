@@ -3,7 +3,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <thread>
 
 #include <kube/base/mutex.hpp>
 #include <kube/base/spin.hpp>

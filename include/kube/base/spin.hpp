@@ -39,8 +39,9 @@ bool SpinFor(std::chrono::nanoseconds budget, Ready&& ready) {
 }
 
 /// RAII lock over a kube::Mutex that spins briefly (about 2 us) before blocking.
-/// For mutexes held briefly (the work queues: tens of nanoseconds; a DeltaFIFO: the few
-/// microseconds of its process function); without the spin, every collision
+/// For mutexes held briefly (the delaying queue's and token bucket's locks: tens of
+/// nanoseconds; a DeltaFIFO: the few microseconds of its process function; `Queue` itself uses
+/// `kube::workqueue::internal::SpinLock`); without the spin, every collision
 /// between a producer and a worker parks a thread in the kernel (a futex wait plus a wake on
 /// unlock), which costs microseconds — far more than the critical section.
 /// **Blocks?** The constructor blocks until the mutex is acquired.

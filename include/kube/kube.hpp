@@ -26,6 +26,7 @@
 #include <kube/client/rest_mapper.hpp>
 #include <kube/client/retry.hpp>
 #include <kube/client/typed.hpp>
+#include <kube/client/typed_api.hpp>
 
 // Informers and work queues.
 #include <kube/cache/informer_factory.hpp>
@@ -46,6 +47,7 @@
 #include <kube/controller/probe_server.hpp>
 #include <kube/controller/reconciler.hpp>
 #include <kube/controller/source.hpp>
+#include <kube/controller/typed.hpp>
 
 // Leader election.
 #include <kube/leaderelection/leader_elector.hpp>

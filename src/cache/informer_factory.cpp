@@ -1,5 +1,7 @@
 #include <kube/cache/informer_factory.hpp>
 
+#include <kube/cache/client_lister_watcher.hpp>
+
 #include <fmt/format.h>
 
 namespace kube::cache {
@@ -9,7 +11,27 @@ SharedInformerFactory::SharedInformerFactory(ListerWatcherFactory lw_factory, In
       options_(std::move(options)),
       clock_(options_.clock ? *options_.clock : RealClock::Instance()) {}
 
-SharedInformerFactory::~SharedInformerFactory() { Shutdown(); }
+SharedInformerFactory::SharedInformerFactory(const client::DynamicClient& client, InformerFactoryOptions options)
+    : SharedInformerFactory(NewClientListerWatcherFactory(client.rest()), std::move(options)) {}
+
+SharedInformerFactory::~SharedInformerFactory() {
+  std::vector<std::unique_ptr<std::stop_callback<std::function<void()>>>> callbacks;
+  {
+    MutexLock lock(mu_);
+    callbacks.swap(stop_callbacks_);
+  }
+  callbacks.clear();  // waits for a callback that is running
+  Shutdown();
+}
+
+void SharedInformerFactory::Start(std::stop_token stop) {
+  Start();
+  // Built outside the lock: the callback runs at once (and takes the lock) if stop is requested.
+  auto callback = std::make_unique<std::stop_callback<std::function<void()>>>(
+      std::move(stop), std::function<void()>([this] { Shutdown(); }));
+  MutexLock lock(mu_);
+  stop_callbacks_.push_back(std::move(callback));
+}
 
 SharedIndexInformer& SharedInformerFactory::ForResource(const GroupVersionResource& gvr) {
   return ForResource(gvr, options_.scope);

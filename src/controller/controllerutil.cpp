@@ -12,7 +12,7 @@
 namespace kube::controller {
 namespace {
 
-constexpr std::string_view kAlreadyOwnedCause = "AlreadyOwned";
+constexpr std::string_view kAlreadyOwnedCause = kAlreadyOwnedReason;
 
 std::string StringAt(const ObjectBuilder& b, std::string_view pointer) {
   const boost::json::value* v = b.Find(pointer);

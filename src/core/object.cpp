@@ -546,6 +546,23 @@ boost::json::object Object::ToJson() const {
   return boost::json::parse(Json(), {}, opts).as_object();
 }
 
+Object::~Object() { delete derived_.load(std::memory_order_acquire); }
+
+std::shared_ptr<const void> Object::DerivedValue(const void* tag) const {
+  const Derived* d = derived_.load(std::memory_order_acquire);
+  return d != nullptr && d->tag == tag ? d->value : nullptr;
+}
+
+std::shared_ptr<const void> Object::KeepDerivedValue(const void* tag, std::shared_ptr<const void> value) const {
+  auto fresh = std::make_unique<Derived>(Derived{tag, std::move(value)});
+  const Derived* expected = nullptr;
+  if (derived_.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
+    return fresh.release()->value;
+  }
+  return expected->tag == tag ? expected->value : nullptr;
+}
+
 std::size_t Object::RetainedBytes() const {
   std::size_t n = sizeof(Object);
   if (buf_.capacity() > 15) n += buf_.capacity() + 1;

@@ -2,7 +2,10 @@
 
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
@@ -449,6 +452,40 @@ TEST(DeletedFinalStateUnknown, CarriesKeyAndLastKnownObject) {
   DeletedFinalStateUnknown tombstone{obj->Key(), obj};
   EXPECT_EQ(tombstone.key, "n/a");
   EXPECT_EQ(tombstone.obj->Name(), "a");
+}
+
+}  // namespace
+}  // namespace kube
+
+namespace kube {
+namespace {
+
+TEST(ObjectDerivedValue, KeepsTheFirstValueAndOnlyForItsTag) {
+  auto obj = Object::Parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}})");
+  ASSERT_TRUE(obj.ok());
+  static const char tag_a = 0, tag_b = 0;
+  EXPECT_EQ((*obj)->DerivedValue(&tag_a), nullptr);
+  auto first = std::make_shared<const int>(1);
+  EXPECT_EQ((*obj)->KeepDerivedValue(&tag_a, first), first);
+  EXPECT_EQ((*obj)->DerivedValue(&tag_a), first);
+  // A second value for the same tag loses to the first; another tag gets nothing.
+  EXPECT_EQ((*obj)->KeepDerivedValue(&tag_a, std::make_shared<const int>(2)), first);
+  EXPECT_EQ((*obj)->KeepDerivedValue(&tag_b, std::make_shared<const int>(3)), nullptr);
+  EXPECT_EQ((*obj)->DerivedValue(&tag_b), nullptr);
+}
+
+TEST(ObjectDerivedValue, ConcurrentKeepersAgreeOnOneValue) {
+  auto obj = Object::Parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}})");
+  ASSERT_TRUE(obj.ok());
+  static const char tag = 0;
+  std::vector<std::shared_ptr<const void>> kept(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] { kept[i] = (*obj)->KeepDerivedValue(&tag, std::make_shared<const int>(i)); });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& k : kept) EXPECT_EQ(k, kept[0]);
+  EXPECT_EQ((*obj)->DerivedValue(&tag), kept[0]);
 }
 
 }  // namespace

@@ -12,7 +12,10 @@
 #include <kube/base/clock.hpp>
 #include <kube/base/mutex.hpp>
 #include <kube/cache/shared_informer.hpp>
+#include <kube/cache/typed_informer.hpp>
+#include <kube/client/dynamic_client.hpp>
 #include <kube/core/gvk.hpp>
+#include <kube/informers/groups.hpp>
 
 namespace kube::cache {
 
@@ -45,9 +48,16 @@ struct InformerFactoryOptions {
 /// `Start` runs every informer created so far on a thread owned by the factory; informers created
 /// after Start are started at once. `Shutdown` (or the destructor) stops and joins them.
 /// **Thread-safety:** all members may be called from any thread.
-class SharedInformerFactory final {
+///
+/// Typed: `factory.For<apps::v1::Deployment>()`, or as client-go spells it,
+/// `factory.Apps().V1().Deployments()` (include `<kube/informers/apps/v1.hpp>` for that group's
+/// accessors); both give a TypedInformer over the same shared informer as `ForResource`.
+class SharedInformerFactory final : public informers::Groups<SharedInformerFactory> {
  public:
   explicit SharedInformerFactory(ListerWatcherFactory lw_factory, InformerFactoryOptions options = {});
+  /// A factory whose informers list and watch through `client` (client-go's
+  /// `informers.NewSharedInformerFactory(clientset, resync)`).
+  explicit SharedInformerFactory(const client::DynamicClient& client, InformerFactoryOptions options = {});
   ~SharedInformerFactory();
   SharedInformerFactory(const SharedInformerFactory&) = delete;
   SharedInformerFactory& operator=(const SharedInformerFactory&) = delete;
@@ -58,8 +68,24 @@ class SharedInformerFactory final {
   /// The informer for `gvr` in `scope`.
   SharedIndexInformer& ForResource(const GroupVersionResource& gvr, const InformerScope& scope);
 
+  /// The typed informer of T in the factory's default scope (created on first use).
+  /// **Lifetime:** as ForResource.
+  template <client::TypedResource T>
+  TypedInformer<T> For() {
+    return TypedInformer<T>(ForResource(client::ResourceOf<T>()));
+  }
+  /// The typed informer of T in `scope`.
+  template <client::TypedResource T>
+  TypedInformer<T> For(const InformerScope& scope) {
+    return TypedInformer<T>(ForResource(client::ResourceOf<T>(), scope));
+  }
+
   /// Starts every informer not yet running.
   void Start();
+  /// Starts every informer not yet running, and shuts the factory down once `stop` is
+  /// requested (client-go's `factory.Start(stopCh)`); the thread that requests the stop then
+  /// waits for the informers to stop.
+  void Start(std::stop_token stop);
   /// Blocks until every started informer has synced, `stop` is requested or `timeout` passes
   /// (on the factory's clock). Returns the sync state per resource (all scopes of a resource
   /// together: true only when every one has synced).
@@ -87,6 +113,8 @@ class SharedInformerFactory final {
   std::map<Key, Entry> informers_ KUBE_GUARDED_BY(mu_);
   bool started_ KUBE_GUARDED_BY(mu_) = false;
   bool shut_down_ KUBE_GUARDED_BY(mu_) = false;
+  // Shutdown on stop, one per Start(stop) call; destroyed before the destructor's Shutdown.
+  std::vector<std::unique_ptr<std::stop_callback<std::function<void()>>>> stop_callbacks_ KUBE_GUARDED_BY(mu_);
 };
 
 }  // namespace kube::cache

@@ -3,8 +3,8 @@
 /// The controller builder (controller-runtime `builder`):
 /// ```
 /// auto ctrl = ControllerManagedBy(mgr)
-///                 .For(kReplicaSets)
-///                 .Owns(kPods)
+///                 .For<apps::v1::ReplicaSet>()      // or .For(kReplicaSets), a GroupVersionResource
+///                 .Owns<core::v1::Pod>()
 ///                 .WithEventFilter(GenerationChanged())
 ///                 .Complete(reconciler);
 /// ```
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <kube/base/result.hpp>
+#include <kube/client/typed_api.hpp>
 #include <kube/controller/controller.hpp>
 #include <kube/controller/handler.hpp>
 #include <kube/controller/predicate.hpp>
@@ -40,6 +41,16 @@ class Builder final {
   /// An owned resource: its events enqueue the owner that is its *controller* (ownerReference
   /// with `controller: true` and the For resource's group and kind).
   Builder& Owns(GroupVersionResource gvr, std::vector<Predicate> predicates = {});
+  /// For the resource of API type T (`For<apps::v1::Deployment>()`).
+  template <client::TypedResource T>
+  Builder& For(std::vector<Predicate> predicates = {}) {
+    return For(client::ResourceOf<T>(), std::move(predicates));
+  }
+  /// Owns the resource of API type T (`Owns<apps::v1::ReplicaSet>()`).
+  template <client::TypedResource T>
+  Builder& Owns(std::vector<Predicate> predicates = {}) {
+    return Owns(client::ResourceOf<T>(), std::move(predicates));
+  }
   /// Any other source and handler.
   Builder& Watches(std::shared_ptr<Source> source, std::shared_ptr<EventHandler> handler,
                    std::vector<Predicate> predicates = {});

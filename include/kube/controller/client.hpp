@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include <kube/api/object.hpp>
 #include <kube/base/clock.hpp>
 #include <kube/base/mutex.hpp>
 #include <kube/base/result.hpp>
@@ -18,8 +19,11 @@
 #include <kube/cache/informer_factory.hpp>
 #include <kube/client/dynamic_client.hpp>
 #include <kube/client/rest_mapper.hpp>
+#include <kube/client/typed_api.hpp>
 #include <kube/core/gvk.hpp>
+#include <kube/core/json.hpp>
 #include <kube/core/label_selector.hpp>
+#include <kube/core/merge_patch.hpp>
 #include <kube/core/object.hpp>
 #include <kube/core/options.hpp>
 
@@ -100,6 +104,70 @@ class Client final {
   /// finalizers keep it, else the Status).
   Result<ObjectPtr> Delete(const Object& object, const DeleteOptions& options = {}) KUBE_EXCLUDES(mu_);
 
+  // ---- Typed: the same calls on generated (or user-declared) API types. ----
+
+  /// A copy of the cached object `key` of type T (controller-runtime's `Get(ctx, key, &obj)`):
+  /// edit it and write it back. The cached object is decoded once per version and shared
+  /// (see kube::api::Decoded); the copy is yours. **Errors:** as Get; 400 BadRequest when the
+  /// cached object does not decode as T.
+  template <client::TypedResource T>
+  Result<T> Get(const ObjectKey& key, std::stop_token stop = {}) {
+    auto obj = Get(client::ResourceOf<T>(), key, stop);
+    if (!obj.ok()) return std::move(obj).error();
+    auto typed = api::Decoded<T>(*obj);
+    if (!typed.ok()) return std::move(typed).error();
+    return T(**typed);
+  }
+  /// The cached objects of type T matching `filter`, sorted by namespace/name: shared, immutable
+  /// values (copy one to edit it). **Errors:** as List; 400 when an object does not decode as T.
+  template <client::TypedResource T>
+  Result<std::vector<std::shared_ptr<const T>>> List(const ListFilter& filter = {}, std::stop_token stop = {}) {
+    auto objs = List(client::ResourceOf<T>(), filter, stop);
+    if (!objs.ok()) return std::move(objs).error();
+    std::vector<std::shared_ptr<const T>> out;
+    out.reserve(objs->size());
+    for (const ObjectPtr& o : *objs) {
+      auto typed = api::Decoded<T>(o);
+      if (!typed.ok()) return std::move(typed).error();
+      out.push_back(std::move(*typed));
+    }
+    return out;
+  }
+  /// Creates `object`; returns what the server stored. **Errors:** as Create.
+  template <client::TypedResource T>
+  Result<T> Create(const T& object, const CreateOptions& options = {}) {
+    return Typed<T>(object, [&](const Object& o) { return Create(o, options); });
+  }
+  /// Replaces `object` (its resourceVersion must be current, else IsConflict).
+  template <client::TypedResource T>
+  Result<T> Update(const T& object, const UpdateOptions& options = {}) {
+    return Typed<T>(object, [&](const Object& o) { return Update(o, options); });
+  }
+  /// Replaces `object`'s status subresource.
+  template <client::TypedResource T>
+  Result<T> UpdateStatus(const T& object, const UpdateOptions& options = {}) {
+    return Typed<T>(object, [&](const Object& o) { return UpdateStatus(o, options); });
+  }
+  /// Patches `object` with `patch` (for example `MergeFrom(original)`): the difference between
+  /// the patch's base and `object`, on `subresource` when not empty.
+  template <client::TypedResource T, class P>
+    requires requires(const P& p, const T& t) { p.Data(t); }
+  Result<T> Patch(const T& object, const P& patch, const PatchOptions& options = {},
+                  std::string_view subresource = {}) {
+    auto data = patch.Data(object);
+    if (!data.ok()) return std::move(data).error();
+    return Typed<T>(object, [&](const Object& o) { return Patch(o, P::kType, *data, options, subresource); });
+  }
+  /// Deletes `object` (by its namespace and name). Succeeds when it is gone or is being deleted.
+  template <client::TypedResource T>
+  Result<void> Delete(const T& object, const DeleteOptions& options = {}) {
+    auto o = api::ToObject(object);
+    if (!o.ok()) return std::move(o).error();
+    auto r = Delete(**o, options);
+    if (!r.ok()) return std::move(r).error();
+    return Ok();
+  }
+
   /// The uncached API of `gvr` (for reads that must hit the server, e.g. with a quorum).
   client::Api Api(const GroupVersionResource& gvr, std::string ns = {}) const;
   /// The resource of `gvk`. **Errors:** the RESTMapper's.
@@ -108,6 +176,17 @@ class Client final {
   client::RestMapper& Mapper() const { return mapper_; }
 
  private:
+  template <class T, class Send>
+  static Result<T> Typed(const T& object, Send&& send) {
+    auto o = api::ToObject(object);
+    if (!o.ok()) return std::move(o).error();
+    auto r = send(**o);
+    if (!r.ok()) return std::move(r).error();
+    auto typed = api::FromObject<T>(**r);
+    if (!typed.ok()) return InternalError("decoding " + std::string(T::kKind) + ": " + typed.error().message);
+    return typed;
+  }
+
   // Wakes read-your-writes waits on every cache event of a read resource. Shared with the
   // informer handlers, which may outlive the client by one notification.
   struct Signal {
@@ -148,5 +227,50 @@ class Client final {
   // Writes not yet known to be in the cache (read-your-writes only), by resource and key.
   std::map<PendingKey, Pending> pending_ KUBE_GUARDED_BY(mu_);
 };
+
+/// Options of MergeFrom.
+struct MergeFromOptions {
+  /// Adds the base's `metadata.resourceVersion` to the patch, so that it fails with IsConflict
+  /// when the object changed since (controller-runtime's `MergeFromWithOptimisticLock`).
+  bool optimistic_lock = false;
+};
+
+/// A JSON merge patch (RFC 7386) from a base value to the object it is applied with
+/// (controller-runtime's `client.MergeFrom(original)`): `client.Patch(obj, MergeFrom(original))`
+/// sends only what changed between `original` and `obj`.
+/// **Thread-safety:** an immutable value.
+template <class T>
+class MergeFromPatch final {
+ public:
+  static constexpr PatchType kType = PatchType::kMerge;
+  MergeFromPatch(const T& original, MergeFromOptions options)
+      : original_(api::ToJson(original)), options_(options), resource_version_(original.metadata.resourceVersion) {}
+  /// The patch that turns the base into `modified`. **Errors:** none in practice (both sides are
+  /// encoded by the typed codec).
+  Result<std::string> Data(const T& modified) const {
+    auto base = ParseJson(original_);
+    if (!base.ok()) return std::move(base).error();
+    auto target = ParseJson(api::ToJson(modified));
+    if (!target.ok()) return std::move(target).error();
+    boost::json::value patch = CreateMergePatch(*base, *target);
+    if (options_.optimistic_lock && patch.is_object()) {
+      boost::json::value& meta = patch.as_object()["metadata"];
+      if (!meta.is_object()) meta.emplace_object();
+      meta.as_object()["resourceVersion"] = resource_version_;
+    }
+    return SerializeJson(patch);
+  }
+
+ private:
+  std::string original_;
+  MergeFromOptions options_;
+  std::string resource_version_;
+};
+
+/// The merge patch from `original` (see MergeFromPatch).
+template <class T>
+MergeFromPatch<T> MergeFrom(const T& original, MergeFromOptions options = {}) {
+  return MergeFromPatch<T>(original, options);
+}
 
 }  // namespace kube::controller

@@ -99,6 +99,8 @@ bool HasControllerReference(const Object& owner, const Object& object);
 /// True for the 409 Conflict that SetControllerReference returns when the object already has a
 /// different controller.
 bool IsAlreadyOwned(const Error& e);
+/// The StatusCause reason that marks an already-owned error (`IsAlreadyOwned`).
+inline constexpr std::string_view kAlreadyOwnedReason = "AlreadyOwned";
 
 /// Appends `finalizer` to `object`'s finalizers unless present; returns whether it was added.
 bool AddFinalizer(ObjectBuilder& object, std::string_view finalizer);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -239,12 +240,24 @@ class Object final {
   /// shared_ptr control block. Used by benchmarks and memory accounting.
   std::size_t RetainedBytes() const;
 
+  /// A value derived from this object and kept with it: the typed API keeps the decoded
+  /// struct of a cached object here, so that every lister and handler reading it as T shares
+  /// one decode. `tag` names the kind of value (one address per kind). Returns the kept value
+  /// when it has this tag, else nullptr. **Thread-safety:** safe from any thread.
+  std::shared_ptr<const void> DerivedValue(const void* tag) const;
+  /// Keeps `value` under `tag` unless a value is kept already (only the first is kept; there is
+  /// one slot). Returns the value kept for `tag` (`value`, or the one another thread stored
+  /// first), or nullptr when the slot holds another tag's value. **Thread-safety:** safe from
+  /// any thread; lock-free. The value is not counted by HeapBytes or RetainedBytes.
+  std::shared_ptr<const void> KeepDerivedValue(const void* tag, std::shared_ptr<const void> value) const;
+
   // Construction goes through Parse; the object stays where make_shared put it, because the
   // views it hands out point into its own buffer.
   struct PrivateTag {};
   explicit Object(PrivateTag) {}
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
+  ~Object();
 
  private:
   friend class ObjectParser;
@@ -262,6 +275,12 @@ class Object final {
   uint16_t n_labels_ = 0, n_annotations_ = 0, n_finalizers_ = 0;
   std::vector<core::internal::Span> refs_;  // label pairs, annotation pairs, finalizers
   std::vector<core::internal::OwnerRefSpans> owner_refs_;
+  struct Derived {
+    const void* tag;
+    std::shared_ptr<const void> value;
+  };
+  // Set once (compare-and-swap from null), then immutable until the destructor deletes it.
+  mutable std::atomic<const Derived*> derived_{nullptr};
 };
 
 /// The tombstone client-go delivers to OnDelete when a delete was missed (the object vanished

@@ -4,16 +4,14 @@
 #include <string_view>
 #include <vector>
 
+#include <kube/base/base64.hpp>
 #include <kube/base/result.hpp>
 
-/// Small helpers shared by the client sources: base64, files, strings.
+/// Small helpers shared by the client sources: files, strings (base64 is in kube::base).
 namespace kube::client::internal {
 
-/// Standard base64 (RFC 4648 with padding), as Go's `base64.StdEncoding`; '\r' and '\n' are
-/// ignored. **Errors:** BadRequest `illegal base64 data at input byte N` (Go's wording).
-Result<std::string> Base64Decode(std::string_view in);
-/// Standard base64 with padding.
-std::string Base64Encode(std::string_view in);
+using ::kube::Base64Decode;
+using ::kube::Base64Encode;
 
 /// The whole content of `path`. **Errors:** 404 NotFound `open <path>: no such file or
 /// directory` when it does not exist; 400 BadRequest `open <path>: <strerror>` otherwise.

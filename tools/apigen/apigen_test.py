@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Tests of tools/apigen/apigen.py: golden output for a small spec, and the mapping rules.
+
+  apigen_test.py                 run the tests
+  apigen_test.py --update        rewrite the golden files from the current generator
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import apigen  # noqa: E402
+
+MINI = os.path.join(HERE, "testdata", "mini.json")
+GOLDEN = os.path.join(HERE, "testdata", "golden")
+
+
+def generate(out):
+    rc = apigen.main(["--out", out, "--manifest", os.path.join(out, "manifest.cmake"), MINI])
+    if rc != 0:
+        raise AssertionError("apigen failed")
+
+
+def tree(root):
+    files = {}
+    for dirpath, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(dirpath, n)
+            with open(p, encoding="utf-8") as f:
+                files[os.path.relpath(p, root)] = f.read()
+    return files
+
+
+class Golden(unittest.TestCase):
+    def test_output_matches_golden_files(self):
+        with tempfile.TemporaryDirectory() as out:
+            generate(out)
+            got = tree(out)
+        want = tree(GOLDEN)
+        self.assertEqual(sorted(got), sorted(want))
+        for name in sorted(want):
+            self.assertEqual(got[name], want[name], "%s differs from the golden file "
+                             "(run tools/apigen/apigen_test.py --update and review the diff)" % name)
+
+    def test_output_is_deterministic(self):
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            generate(a)
+            generate(b)
+            self.assertEqual(tree(a), tree(b))
+
+
+class Rules(unittest.TestCase):
+    def setUp(self):
+        self.model = apigen.load([MINI])
+
+    def field(self, struct, name):
+        for f in self.model.structs[struct].fields:
+            if f.json == name:
+                return f
+        raise KeyError(name)
+
+    def test_required_scalar_is_plain_and_always_encoded(self):
+        f = self.field("io.k8s.api.example.v1.WidgetSpec", "size")
+        self.assertEqual((apigen.member_type(f), f.presence), ("int32_t", "always"))
+
+    def test_optional_scalar_is_std_optional(self):
+        f = self.field("io.k8s.api.example.v1.WidgetSpec", "ratio")
+        self.assertEqual(apigen.member_type(f), "std::optional<double>")
+
+    def test_go_struct_value_is_plain_but_pointer_is_boxed(self):
+        spec = self.field("io.k8s.api.example.v1.Widget", "spec")
+        status = self.field("io.k8s.api.example.v1.Widget", "status")
+        self.assertEqual(apigen.member_type(spec), "WidgetSpec")
+        self.assertEqual(apigen.member_type(status), "::kube::api::Box<WidgetStatus>")
+
+    def test_self_reference_is_boxed(self):
+        f = self.field("io.k8s.api.example.v1.Node", "next")
+        self.assertEqual(apigen.member_type(f), "::kube::api::Box<Node>")
+
+    def test_keywords_get_an_underscore(self):
+        f = self.field("io.k8s.api.example.v1.WidgetSpec", "template")
+        self.assertEqual(f.member, "template_")
+
+    def test_builtins_and_bytes(self):
+        self.assertEqual(apigen.member_type(self.field("io.k8s.api.example.v1.WidgetSpec", "limits")),
+                         "std::map<std::string, ::kube::api::Quantity>")
+        self.assertEqual(apigen.member_type(self.field("io.k8s.api.example.v1.WidgetSpec", "port")),
+                         "std::optional<::kube::api::IntOrString>")
+        secret = self.field("io.k8s.api.example.v1.WidgetSpec", "secret")
+        self.assertTrue(secret.type.bytes)
+
+    def test_resource_coordinates_come_from_the_paths(self):
+        r = self.model.structs["io.k8s.api.example.v1.Widget"].resource
+        self.assertEqual(r["plural"], "widgets")
+        self.assertTrue(r["namespaced"])
+        self.assertEqual(r["subresources"], {"status"})
+
+    def test_listable_kinds_get_informer_accessors_named_as_client_go(self):
+        widget = self.model.structs["io.k8s.api.example.v1.Widget"]
+        self.assertTrue(widget.resource["listable"])
+        self.assertEqual(apigen.informer_method(widget), "Widgets")
+        header = apigen.gen_informer_header(("example", "v1"), self.model.groups()[("example", "v1")])
+        self.assertIn("TypedInformer<::kube::api::example::v1::Widget> Widgets() const", header)
+
+    def test_type_meta_and_metadata_come_first(self):
+        names = [f.json for f in self.model.structs["io.k8s.api.example.v1.Widget"].fields]
+        self.assertEqual(names, ["apiVersion", "kind", "metadata", "spec", "status"])
+
+    def test_unknown_schema_shape_is_an_error(self):
+        with self.assertRaises(apigen.GenError):
+            apigen.Model([{"components": {"schemas": {
+                "io.k8s.api.x.v1.A": {"type": "object", "properties": {"b": {"type": "weird"}}}}}}])
+
+    def test_unknown_package_is_an_error(self):
+        with self.assertRaises(apigen.GenError):
+            apigen.Model([{"components": {"schemas": {"com.example.A": {"type": "object"}}}}])
+
+
+if __name__ == "__main__":
+    if "--update" in sys.argv:
+        import shutil
+        shutil.rmtree(GOLDEN, ignore_errors=True)
+        generate(GOLDEN)
+        print("golden files rewritten under", GOLDEN)
+        sys.exit(0)
+    unittest.main()

@@ -140,8 +140,14 @@ void AppendUnescaped(const RawString& s, std::string& out) {
 void AppendQuoted(std::string_view s, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
-  for (const char c : s) {
+  // Bytes that need no escape are appended in runs: one append per run, not one per byte.
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out.append("\\\""); break;
       case '\\': out.append("\\\\"); break;
@@ -149,15 +155,12 @@ void AppendQuoted(std::string_view s, std::string& out) {
       case '\r': out.append("\\r"); break;
       case '\t': out.append("\\t"); break;
       default:
-        if (u < 0x20) {
-          out.append("\\u00");
-          out.push_back(kHex[u >> 4]);
-          out.push_back(kHex[u & 0xF]);
-        } else {
-          out.push_back(c);
-        }
+        out.append("\\u00");
+        out.push_back(kHex[u >> 4]);
+        out.push_back(kHex[u & 0xF]);
     }
   }
+  out.append(s.data() + run, s.size() - run);
   out.push_back('"');
 }
 

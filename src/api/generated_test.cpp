@@ -12,6 +12,7 @@
 #include <kube/api/batch/v1.hpp>
 #include <kube/api/codec.hpp>
 #include <kube/api/core/v1.hpp>
+#include <kube/api/equality.hpp>
 #include <kube/api/meta/v1.hpp>
 #include <kube/api/networking/v1.hpp>
 #include <kube/api/object.hpp>
@@ -255,10 +256,18 @@ TEST(GeneratedTypes, SemanticEqualityComparesQuantitiesByValue) {
   auto a = FromJson<corev1::ResourceRequirements>(R"({"limits":{"cpu":"1","memory":"1Gi"}})");
   auto b = FromJson<corev1::ResourceRequirements>(R"({"limits":{"cpu":"1000m","memory":"1024Mi"}})");
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(*a, *b);
+  EXPECT_TRUE(SemanticEqual(*a, *b));
   auto c = FromJson<corev1::ResourceRequirements>(R"({"limits":{"cpu":"1001m","memory":"1Gi"}})");
   ASSERT_TRUE(c.ok());
-  EXPECT_NE(*a, *c);
+  EXPECT_FALSE(SemanticEqual(*a, *c));
+  // An absent list equals an empty one; an absent optional scalar does not equal zero.
+  auto absent = FromJson<corev1::PodSpec>(R"({"containers":[{"name":"a"}]})");
+  auto empty = FromJson<corev1::PodSpec>(R"({"containers":[{"name":"a","args":[],"env":[]}],"volumes":[]})");
+  ASSERT_TRUE(absent.ok() && empty.ok());
+  EXPECT_TRUE(SemanticEqual(*absent, *empty));
+  auto zero = FromJson<corev1::PodSpec>(R"({"containers":[{"name":"a"}],"priority":0})");
+  ASSERT_TRUE(zero.ok());
+  EXPECT_FALSE(SemanticEqual(*absent, *zero));
 }
 
 TEST(GeneratedTypes, DecodedKeepsOneSharedValuePerObjectVersion) {

@@ -180,6 +180,13 @@ inline void EncodeBytes(Encoder& e, const std::string& v) { e.WriteBytes(v); }
 
 // ---- Containers. `null` decodes as absent / empty, as Go's encoding/json does. ----
 
+/// A struct declared in C++ with a static `Fields()` (see <kube/api/reflect.hpp>, which defines
+/// its Decode and Encode; declared here so that containers and FromJson find them).
+template <class T>
+concept Reflected = requires { T::Fields(); };
+template <Reflected T> bool Decode(Decoder& d, T& out);
+template <Reflected T> void Encode(Encoder& e, const T& v);
+
 // Declared first so that containers of containers resolve (vector<map<string, T>>, ...).
 template <class T> bool Decode(Decoder& d, std::optional<T>& v);
 template <class T> bool Decode(Decoder& d, Box<T>& v);

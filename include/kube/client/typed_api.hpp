@@ -41,6 +41,12 @@ GroupVersionResource ResourceOf() {
   return {std::string(T::kGroup), std::string(T::kVersion), std::string(T::kResource)};
 }
 
+/// T's apiVersion: `version` for the core group, else `group/version`.
+template <TypedResource T>
+std::string ApiVersionOf() {
+  return T::kGroup.empty() ? std::string(T::kVersion) : std::string(T::kGroup) + "/" + std::string(T::kVersion);
+}
+
 /// The GroupVersionKind of T.
 template <TypedResource T>
 GroupVersionKind KindOf() {

@@ -131,7 +131,7 @@ Result<api::meta::v1::OwnerReference> ReferenceTo(const Owner& owner) {
                       " must have apiVersion, kind, name and uid (pass an object read from the API server)");
   }
   api::meta::v1::OwnerReference ref;
-  ref.apiVersion = std::string(Owner::kApiVersion);
+  ref.apiVersion = client::ApiVersionOf<Owner>();
   ref.kind = std::string(Owner::kKind);
   ref.name = m.name;
   ref.uid = m.uid;

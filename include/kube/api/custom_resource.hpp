@@ -1,0 +1,290 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <kube/api/codec.hpp>
+#include <kube/api/meta/v1.hpp>
+#include <kube/api/reflect.hpp>
+#include <kube/base/result.hpp>
+
+/// Custom resources declared in C++ (kube-rs's `#[derive(CustomResource)]`, kubebuilder's
+/// types with markers): a Spec and a Status declared with `Fields()` (<kube/api/reflect.hpp>),
+/// and the resource itself:
+///
+/// ```cpp
+/// struct Website : kube::api::CustomResource<Website, WebsiteSpec, WebsiteStatus> {
+///   static constexpr std::string_view kGroup = "example.kubecpp.io";
+///   static constexpr std::string_view kVersion = "v1";
+///   static constexpr std::string_view kKind = "Website";
+///   static constexpr std::string_view kResource = "websites";
+///   static constexpr bool kNamespaced = true;
+///   static kube::api::CrdOptions Crd() { return {.short_names = {"ws"}, .printer_columns = {...}}; }
+/// };
+/// ```
+///
+/// Website then works with TypedApi, the typed informers and listers, the typed controller
+/// helpers, and `CrdJson<Website>()` writes its CustomResourceDefinition with a structural
+/// `openAPIV3Schema` (types, required, defaults, enums, minimum/maximum, pattern, list types and
+/// map keys), the status and scale subresources and the printer columns.
+namespace kube::api {
+
+/// An `additionalPrinterColumns` entry (kubectl get's columns).
+struct PrinterColumn {
+  std::string name{};
+  std::string type{};       ///< "integer", "number", "string", "boolean" or "date"
+  std::string json_path{};  ///< e.g. ".spec.replicas"
+  std::string description{};
+  std::string format{};
+  int32_t priority = 0;
+};
+
+/// The scale subresource (`kubectl scale`, HorizontalPodAutoscaler).
+struct ScaleSubresource {
+  std::string spec_replicas_path{};    ///< e.g. ".spec.replicas"
+  std::string status_replicas_path{};  ///< e.g. ".status.replicas"
+  std::string label_selector_path{};   ///< optional, e.g. ".status.selector"
+};
+
+/// The CRD-level options a resource declares in a static `Crd()` (all optional).
+struct CrdOptions {
+  std::string singular{};  ///< default: the kind in lower case
+  std::vector<std::string> short_names{};
+  std::vector<std::string> categories{};
+  std::vector<PrinterColumn> printer_columns{};
+  std::optional<ScaleSubresource> scale{};
+};
+
+template <class T>
+struct CustomResourceList;
+
+/// The members and codec of a custom resource: `apiVersion`, `kind` (set from Self's traits on
+/// construction), `metadata`, `spec`, `status` (when Status is not void) and the kept unknown
+/// fields. Self derives from it and declares kGroup, kVersion, kKind, kResource, kNamespaced.
+template <class Self, class Spec, class Status = void>
+struct CustomResource {
+  /// Self's list type (`WebsiteList`).
+  using List = CustomResourceList<Self>;
+  static constexpr bool kHasStatus = !std::is_void_v<Status>;
+  using StatusType = std::conditional_t<std::is_void_v<Status>, std::monostate, Status>;
+
+  std::string apiVersion = Self::kGroup.empty() ? std::string(Self::kVersion)
+                                                : std::string(Self::kGroup) + "/" + std::string(Self::kVersion);
+  std::string kind = std::string(Self::kKind);
+  meta::v1::ObjectMeta metadata{};
+  Spec spec{};
+  std::optional<StatusType> status{};
+  UnknownFields unknown_fields{};
+
+  bool operator==(const CustomResource&) const = default;
+
+  static auto Fields() {
+    if constexpr (std::is_void_v<Status>) {
+      return std::tuple{Field("apiVersion", &CustomResource::apiVersion),
+                        Field("kind", &CustomResource::kind),
+                        Field("metadata", &CustomResource::metadata).Required(),
+                        Field("spec", &CustomResource::spec).Required()};
+    } else {
+      return std::tuple{Field("apiVersion", &CustomResource::apiVersion),
+                        Field("kind", &CustomResource::kind),
+                        Field("metadata", &CustomResource::metadata).Required(),
+                        Field("spec", &CustomResource::spec).Required(),
+                        Field("status", &CustomResource::status)};
+    }
+  }
+};
+
+/// The list of a custom resource (`WebsiteList`): what TypedApi::List returns.
+template <class T>
+struct CustomResourceList {
+  std::string apiVersion{};
+  std::string kind{};
+  meta::v1::ListMeta metadata{};
+  std::vector<T> items{};
+
+  bool operator==(const CustomResourceList&) const = default;
+  static auto Fields() {
+    return std::tuple{Field("apiVersion", &CustomResourceList::apiVersion),
+                      Field("kind", &CustomResourceList::kind),
+                      Field("metadata", &CustomResourceList::metadata).Required(),
+                      Field("items", &CustomResourceList::items).Required()};
+  }
+};
+
+/// How C++ types map to the structural schema: std::string -> string; bool -> boolean; int32_t/int64_t -> integer with format;
+/// double -> number; Quantity and IntOrString -> int-or-string (Quantity with its pattern);
+/// Time, MicroTime -> string date-time; Duration -> string; RawJson -> any value
+/// (x-kubernetes-preserve-unknown-fields); std::optional / Box -> the value's; std::vector ->
+/// array; std::map<std::string, V> -> object with additionalProperties; a Reflected struct ->
+/// object with properties and required; meta/v1 Condition -> its schema; ObjectMeta -> object;
+/// any other generated type -> an object that keeps unknown fields.
+namespace internal {
+
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {
+  using type = T;
+};
+template <class T>
+struct IsOptional<Box<T>> : std::true_type {
+  using type = T;
+};
+template <class T>
+struct IsVector : std::false_type {};
+template <class T>
+struct IsVector<std::vector<T>> : std::true_type {
+  using type = T;
+};
+template <class T>
+struct IsStringMap : std::false_type {};
+template <class T>
+struct IsStringMap<std::map<std::string, T>> : std::true_type {
+  using type = T;
+};
+
+/// The schema of the scalar and value types (no field options).
+boost::json::object ScalarSchema(std::string_view kind);
+/// meta/v1 Condition's schema, as controller-gen writes it for metav1.Condition.
+boost::json::object ConditionSchema();
+/// Applies a field's options (description, default, enum, bounds, pattern, list type...).
+void ApplyOptions(boost::json::object& schema, const FieldOptions& options);
+
+template <class M>
+boost::json::object SchemaOf();
+
+template <class T>
+boost::json::object StructSchema() {
+  boost::json::object props;
+  boost::json::array required;
+  std::apply(
+      [&](const auto&... f) {
+        (([&] {
+           using M = std::remove_cvref_t<decltype(std::declval<T&>().*(f.member))>;
+           boost::json::object s = SchemaOf<M>();
+           ApplyOptions(s, f.options);
+           props[f.name] = std::move(s);
+           if (f.options.required) required.emplace_back(f.name);
+         }()),
+         ...);
+      },
+      FieldsOf<T>());
+  boost::json::object out;
+  out["type"] = "object";
+  out["properties"] = std::move(props);
+  if (!required.empty()) out["required"] = std::move(required);
+  return out;
+}
+
+template <class M>
+boost::json::object SchemaOf() {
+  if constexpr (IsOptional<M>::value) {
+    return SchemaOf<typename IsOptional<M>::type>();
+  } else if constexpr (IsVector<M>::value) {
+    boost::json::object out;
+    out["type"] = "array";
+    out["items"] = SchemaOf<typename IsVector<M>::type>();
+    return out;
+  } else if constexpr (IsStringMap<M>::value) {
+    boost::json::object out;
+    out["type"] = "object";
+    out["additionalProperties"] = SchemaOf<typename IsStringMap<M>::type>();
+    return out;
+  } else if constexpr (std::is_same_v<M, std::string>) {
+    return ScalarSchema("string");
+  } else if constexpr (std::is_same_v<M, bool>) {
+    return ScalarSchema("boolean");
+  } else if constexpr (std::is_same_v<M, int32_t>) {
+    return ScalarSchema("int32");
+  } else if constexpr (std::is_same_v<M, int64_t>) {
+    return ScalarSchema("int64");
+  } else if constexpr (std::is_same_v<M, double>) {
+    return ScalarSchema("double");
+  } else if constexpr (std::is_same_v<M, Quantity>) {
+    return ScalarSchema("quantity");
+  } else if constexpr (std::is_same_v<M, IntOrString>) {
+    return ScalarSchema("int-or-string");
+  } else if constexpr (std::is_same_v<M, Time> || std::is_same_v<M, MicroTime>) {
+    return ScalarSchema("date-time");
+  } else if constexpr (std::is_same_v<M, Duration>) {
+    return ScalarSchema("string");
+  } else if constexpr (std::is_same_v<M, RawJson>) {
+    return ScalarSchema("any");
+  } else if constexpr (std::is_same_v<M, std::monostate>) {
+    return ScalarSchema("object");
+  } else if constexpr (std::is_same_v<M, meta::v1::Condition>) {
+    return ConditionSchema();
+  } else if constexpr (std::is_same_v<M, meta::v1::ObjectMeta>) {
+    return ScalarSchema("object");
+  } else if constexpr (Reflected<M>) {
+    return StructSchema<M>();
+  } else {
+    return ScalarSchema("preserved-object");
+  }
+}
+
+/// The CRD document from its parts (kept out of the template).
+boost::json::object CrdDocument(std::string_view group, std::string_view version, std::string_view kind,
+                                std::string_view plural, bool namespaced, bool has_status,
+                                const CrdOptions& options, boost::json::object schema);
+
+}  // namespace internal
+
+/// The `openAPIV3Schema` of T's resource (a structural schema).
+template <class T>
+boost::json::object OpenApiSchemaOf() {
+  boost::json::object schema = internal::StructSchema<T>();
+  // apiVersion, kind and metadata are the API server's: their schemas are fixed.
+  auto& props = schema["properties"].as_object();
+  props["apiVersion"] = internal::ScalarSchema("string");
+  props["kind"] = internal::ScalarSchema("string");
+  props["metadata"] = internal::ScalarSchema("object");
+  if (auto* req = schema.if_contains("required")) {
+    boost::json::array kept;
+    for (const auto& r : req->as_array()) {
+      if (r.as_string() != "metadata" && r.as_string() != "apiVersion" && r.as_string() != "kind") kept.push_back(r);
+    }
+    if (kept.empty()) {
+      schema.erase("required");
+    } else {
+      *req = std::move(kept);
+    }
+  }
+  return schema;
+}
+
+/// The CustomResourceDefinition (apiextensions.k8s.io/v1) of custom resource T, as a JSON object:
+/// name `<plural>.<group>`, one served and storage version with the schema of T's Fields(), the
+/// status subresource when T has a Status, the scale subresource and printer columns of
+/// `T::Crd()` when T declares it.
+template <class T>
+boost::json::object CrdOf() {
+  CrdOptions options;
+  if constexpr (requires { T::Crd(); }) options = T::Crd();
+  return internal::CrdDocument(T::kGroup, T::kVersion, T::kKind, T::kResource, T::kNamespaced, T::kHasStatus,
+                               options, OpenApiSchemaOf<T>());
+}
+
+/// CrdOf<T>() as compact JSON (kubectl apply -f takes it).
+template <class T>
+std::string CrdJson();
+
+/// `value` as YAML (for manifests: deploy/crd.yaml): block style, keys in the JSON's order,
+/// strings quoted when YAML would read them as another type.
+std::string ToYaml(const boost::json::value& value);
+
+}  // namespace kube::api
+
+#include <boost/json/serialize.hpp>
+
+template <class T>
+std::string kube::api::CrdJson() {
+  return boost::json::serialize(CrdOf<T>());
+}

@@ -28,8 +28,8 @@ kube::Result<std::unique_ptr<ControlPlane>> ControlPlane::Setup(kube::controller
 
   auto deployments =
       kube::controller::ControllerManagedBy(manager)
-          .For(kDeployments)
-          .Owns(kReplicaSets)
+          .For<appsv1::Deployment>()
+          .Owns<appsv1::ReplicaSet>()
           .WithOptions({.max_concurrent_reconciles = options.workers, .clock = &clock})
           .Named("deployment")
           .Complete(std::make_shared<DeploymentReconciler>(client, *cp->deployment_events_, clock));
@@ -37,8 +37,8 @@ kube::Result<std::unique_ptr<ControlPlane>> ControlPlane::Setup(kube::controller
   cp->deployments_ = *deployments;
 
   auto replicasets = kube::controller::ControllerManagedBy(manager)
-                         .For(kReplicaSets)
-                         .Owns(kPods)
+                         .For<appsv1::ReplicaSet>()
+                         .Owns<corev1::Pod>()
                          .WithOptions({.max_concurrent_reconciles = options.workers, .clock = &clock})
                          .Named("replicaset")
                          .Complete(std::make_shared<ReplicaSetReconciler>(client, *cp->replicaset_events_,
@@ -50,7 +50,7 @@ kube::Result<std::unique_ptr<ControlPlane>> ControlPlane::Setup(kube::controller
   if (options.kubelet) {
     auto reconciler = std::make_shared<KubeletReconciler>(client, *cp->kubelet_events_, options.kubelet_options);
     auto kubelet = kube::controller::ControllerManagedBy(manager)
-                       .For(kPods)
+                       .For<corev1::Pod>()
                        .WithOptions({.max_concurrent_reconciles = options.workers, .clock = &reconciler->GetClock()})
                        .Named("kubelet")
                        .Complete(reconciler);

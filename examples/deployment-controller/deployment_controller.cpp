@@ -1,142 +1,233 @@
 #include "deployment_controller.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <map>
 #include <charconv>
+#include <chrono>
+#include <climits>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
-#include <boost/json.hpp>
-
+#include <kube/api/equality.hpp>
 #include <kube/base/error.hpp>
-#include <kube/controller/controllerutil.hpp>
-#include <kube/core/json.hpp>
-#include <kube/core/label_selector.hpp>
-#include <kube/core/time.hpp>
+#include <kube/controller/typed.hpp>
 
 #include "objects.hpp"
 #include "rollout.hpp"
 
 namespace deployctl {
 
-namespace json = boost::json;
 using kube::controller::ReconcileResult;
 
 namespace {
 
-std::int64_t Revision(const kube::Object& rs) {
-  const auto text = rs.Annotations().Get(kRevisionAnnotation);
+using ReplicaSetPtr = std::shared_ptr<const appsv1::ReplicaSet>;
+
+std::int64_t ParseInt64(std::string_view text) {
   std::int64_t v = 0;
-  if (!text) return 0;
-  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  return ec == std::errc() && ptr == text->data() + text->size() ? v : 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && ptr == text.data() + text.size() ? v : 0;
 }
 
-ReplicaSetCounts Counts(const kube::Object& rs) {
-  return {.name = std::string(rs.Name()),
-          .spec_replicas = Int32At(rs, "/spec/replicas", 1),
-          .status_replicas = Int32At(rs, "/status/replicas"),
-          .available_replicas = Int32At(rs, "/status/availableReplicas")};
+std::int64_t Revision(const metav1::ObjectMeta& meta) {
+  auto it = meta.annotations.find(std::string(kRevisionAnnotation));
+  return it == meta.annotations.end() ? 0 : ParseInt64(it->second);
 }
 
-// The pod template with `pod-template-hash: hash` among its labels.
-json::value WithHashLabel(json::value tmpl, const std::string& hash) {
-  if (!tmpl.is_object()) tmpl = json::object();
-  auto& meta = tmpl.get_object()["metadata"];
-  if (!meta.is_object()) meta = json::object();
-  auto& labels = meta.get_object()["labels"];
-  if (!labels.is_object()) labels = json::object();
-  labels.get_object()[kPodTemplateHashLabel] = hash;
-  return tmpl;
+ReplicaSetCounts Counts(const appsv1::ReplicaSet& rs) {
+  return {.name = rs.metadata.name,
+          .spec_replicas = rs.spec.replicas.value_or(1),
+          .status_replicas = rs.status.replicas,
+          .available_replicas = rs.status.availableReplicas.value_or(0)};
 }
 
-// kube's SetDeploymentCondition: an unchanged condition keeps both times; a changed reason or
-// message with the same status keeps lastTransitionTime.
-void SetCondition(json::array& conditions, std::string_view type, std::string_view status, std::string_view reason,
-                  const std::string& message, const std::string& now, bool refresh = false) {
+HistoryEntry History(const appsv1::ReplicaSet& rs) {
+  return {.name = rs.metadata.name,
+          .revision = Revision(rs.metadata),
+          .spec_replicas = rs.spec.replicas.value_or(1),
+          .status_replicas = rs.status.replicas,
+          .synced = rs.status.observedGeneration.value_or(0) >= rs.metadata.generation,
+          .deleting = IsBeingDeleted(rs)};
+}
+
+// The Deployment's spec with kube's defaults, and what follows from it.
+struct Spec {
+  std::int32_t replicas = 1;
+  kube::LabelSelector selector{};
+  bool recreate = false;
+  Fenceposts fenceposts{};
+  // kube's MaxUnavailable: 0 for Recreate or zero replicas, never above spec.replicas.
+  std::int32_t max_unavailable = 0;
+  bool paused = false;
+  std::int32_t min_ready_seconds = 0;
+  std::int32_t revision_history_limit = 10;
+  std::optional<std::chrono::seconds> progress_deadline = std::chrono::seconds(600);
+};
+
+// Errors: an invalid selector or rolling-update parameter (the caller makes them terminal).
+kube::Result<Spec> ReadSpec(const appsv1::Deployment& d) {
+  Spec s;
+  s.replicas = d.spec.replicas.value_or(1);
+  auto selector = SelectorOf(d.spec.selector);
+  if (!selector) return std::move(selector).error();
+  if (selector->Empty()) return kube::BadRequest("empty selector is invalid for deployment");
+  s.selector = std::move(*selector);
+  s.recreate = d.spec.strategy.type.value_or("RollingUpdate") == "Recreate";
+  if (!s.recreate) {
+    const auto& rolling = d.spec.strategy.rollingUpdate;
+    auto f = ResolveFenceposts(rolling ? rolling->maxSurge : std::nullopt,
+                               rolling ? rolling->maxUnavailable : std::nullopt, s.replicas);
+    if (!f) return std::move(f).error();
+    s.fenceposts = *f;
+  }
+  s.max_unavailable = s.recreate || s.replicas == 0 ? 0 : std::min(s.fenceposts.max_unavailable, s.replicas);
+  s.paused = d.spec.paused.value_or(false);
+  s.min_ready_seconds = d.spec.minReadySeconds.value_or(0);
+  s.revision_history_limit = d.spec.revisionHistoryLimit.value_or(10);
+  const std::int32_t deadline = d.spec.progressDeadlineSeconds.value_or(600);
+  s.progress_deadline = deadline == INT32_MAX ? std::nullopt : std::optional<std::chrono::seconds>(deadline);
+  return s;
+}
+
+// The ReplicaSet annotations kube's deployment controller keeps (SetReplicasAnnotations).
+void SetReplicasAnnotations(appsv1::ReplicaSet& rs, const Spec& spec) {
+  rs.metadata.annotations[std::string(kDesiredReplicasAnnotation)] = std::to_string(spec.replicas);
+  rs.metadata.annotations[std::string(kMaxReplicasAnnotation)] =
+      std::to_string(spec.replicas + spec.fenceposts.max_surge);
+}
+
+// kube's getNewReplicaSet, the object: the ReplicaSet of `d`'s current template, named
+// `<deployment>-<hash>`, the hash label added to its selector, its labels and its template
+// (so to its pods), controlled by `d`.
+kube::Result<appsv1::ReplicaSet> DesiredReplicaSet(const appsv1::Deployment& d, const Spec& spec,
+                                                   const std::string& hash, std::int32_t replicas,
+                                                   std::int64_t revision) {
+  const std::string label(kPodTemplateHashLabel);
+  appsv1::ReplicaSet rs;
+  rs.metadata.name = d.metadata.name + "-" + hash;
+  rs.metadata.namespace_ = d.metadata.namespace_;
+  rs.spec.template_ = d.spec.template_;
+  rs.spec.template_.metadata.labels[label] = hash;
+  rs.metadata.labels = rs.spec.template_.metadata.labels;
+  rs.metadata.annotations[std::string(kRevisionAnnotation)] = std::to_string(revision);
+  SetReplicasAnnotations(rs, spec);
+  rs.spec.replicas = replicas;
+  rs.spec.selector = d.spec.selector;
+  rs.spec.selector.matchLabels[label] = hash;
+  if (spec.min_ready_seconds > 0) rs.spec.minReadySeconds = spec.min_ready_seconds;
+  KUBE_RETURN_IF_ERROR(kube::controller::SetControllerReference(d, rs));
+  return rs;
+}
+
+const appsv1::DeploymentCondition* FindCondition(const std::vector<appsv1::DeploymentCondition>& conditions,
+                                                 std::string_view type) {
+  for (const auto& c : conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+// kube's SetDeploymentCondition (DeploymentCondition, not metav1.Condition: it also carries
+// lastUpdateTime): an unchanged condition keeps both times unless `refresh` (progress was made);
+// a changed reason or message with the same status keeps lastTransitionTime.
+void SetDeploymentCondition(std::vector<appsv1::DeploymentCondition>& conditions, std::string_view type,
+                            std::string_view status, std::string_view reason, std::string_view message,
+                            kube::api::Time now, bool refresh = false) {
   for (auto& c : conditions) {
-    if (!c.is_object()) continue;
-    auto& obj = c.get_object();
-    const auto* t = obj.if_contains("type");
-    if (t == nullptr || !t->is_string() || t->get_string() != type) continue;
-    const auto* s = obj.if_contains("status");
-    const auto* r = obj.if_contains("reason");
-    const auto* m = obj.if_contains("message");
-    const bool same_status = s != nullptr && s->is_string() && s->get_string() == status;
-    const bool same_reason = r != nullptr && r->is_string() && r->get_string() == reason;
-    const bool same_message = m != nullptr && m->is_string() && m->get_string() == message;
-    if (same_status && same_reason && same_message && !refresh) return;
-    obj["status"] = status;
-    obj["reason"] = reason;
-    obj["message"] = message;
-    obj["lastUpdateTime"] = now;
-    if (!same_status) obj["lastTransitionTime"] = now;
+    if (c.type != type) continue;
+    const bool same_status = c.status == status;
+    if (same_status && c.reason == reason && c.message == message && !refresh) return;
+    c.status = status;
+    c.reason = std::string(reason);
+    c.message = std::string(message);
+    c.lastUpdateTime = now;
+    if (!same_status) c.lastTransitionTime = now;
     return;
   }
-  conditions.push_back(json::object{{"type", type},
-                                    {"status", status},
-                                    {"lastUpdateTime", now},
-                                    {"lastTransitionTime", now},
-                                    {"reason", reason},
-                                    {"message", message}});
+  conditions.push_back({.lastTransitionTime = now,
+                        .lastUpdateTime = now,
+                        .message = std::string(message),
+                        .reason = std::string(reason),
+                        .status = std::string(status),
+                        .type = std::string(type)});
 }
 
-std::string ConditionReason(const json::array& conditions, std::string_view type) {
-  for (const auto& c : conditions) {
-    if (!c.is_object()) continue;
-    const auto* t = c.get_object().if_contains("type");
-    const auto* r = c.get_object().if_contains("reason");
-    if (t != nullptr && t->is_string() && t->get_string() == type && r != nullptr && r->is_string()) {
-      return std::string(r->get_string());
-    }
+// A count of DeploymentStatus: zero is omitted, as kube serializes it (omitempty).
+std::optional<std::int32_t> Count(std::int64_t v) {
+  if (v <= 0) return std::nullopt;
+  return static_cast<std::int32_t>(std::min<std::int64_t>(v, INT32_MAX));
+}
+
+// kube's calculateStatus: `status` (the Deployment's current one, kept for its conditions and
+// collisionCount) with the counts of the ReplicaSets and observedGeneration.
+appsv1::DeploymentStatus CalculateStatus(const appsv1::Deployment& d, const ReplicaSetPtr& new_rs,
+                                         const std::vector<ReplicaSetPtr>& old_rss) {
+  std::int64_t replicas = 0, ready = 0, available = 0, spec_total = 0;
+  auto add = [&](const appsv1::ReplicaSet& rs) {
+    replicas += rs.status.replicas;
+    ready += rs.status.readyReplicas.value_or(0);
+    available += rs.status.availableReplicas.value_or(0);
+    spec_total += rs.spec.replicas.value_or(1);
+  };
+  if (new_rs != nullptr) add(*new_rs);
+  for (const auto& rs : old_rss) add(*rs);
+  appsv1::DeploymentStatus status = d.status;
+  status.observedGeneration = d.metadata.generation;
+  status.replicas = Count(replicas);
+  status.updatedReplicas = Count(new_rs != nullptr ? new_rs->status.replicas : 0);
+  status.readyReplicas = Count(ready);
+  status.availableReplicas = Count(available);
+  status.unavailableReplicas = Count(spec_total - available);
+  return status;
+}
+
+// After an AlreadyExists creating `name`: when the live ReplicaSet of that name is not `d`'s for
+// its current template, it is a hash collision, and `status.collisionCount` is bumped so that
+// the next attempt computes another name (kube does the same). Ours but not in the cache yet:
+// nothing to do, the retry finds it.
+kube::Result<void> HandleNameCollision(kube::controller::Client& client, kube::controller::ReconcileContext& ctx,
+                                       const appsv1::Deployment& d, const std::string& name) {
+  kube::client::TypedApi<appsv1::ReplicaSet> live_rss(
+      client.Api(kube::client::ResourceOf<appsv1::ReplicaSet>(), d.metadata.namespace_));
+  auto live = live_rss.Get(name);
+  if (!live || (IsControlledBy(*live, d.metadata.uid) && EqualIgnoreHash(live->spec.template_, d.spec.template_))) {
+    return kube::Ok();
   }
-  return {};
+  appsv1::Deployment bumped = d;
+  bumped.status.collisionCount = d.status.collisionCount.value_or(0) + 1;
+  auto written = client.UpdateStatus(bumped);
+  if (!written) return std::move(written).error();
+  ctx.log.Info("replica set name collision", {{"replicaSet", name}});
+  return kube::Ok();
 }
 
-// The lastUpdateTime of the condition `type`, if set and parseable.
-std::optional<kube::Clock::WallTime> ConditionUpdateTime(const json::array& conditions, std::string_view type) {
-  for (const auto& c : conditions) {
-    if (!c.is_object()) continue;
-    const auto* t = c.get_object().if_contains("type");
-    const auto* u = c.get_object().if_contains("lastUpdateTime");
-    if (t == nullptr || !t->is_string() || t->get_string() != type) continue;
-    if (u == nullptr || !u->is_string()) return std::nullopt;
-    auto parsed = kube::ParseTime(u->get_string());
-    return parsed ? std::optional<kube::Clock::WallTime>(*parsed) : std::nullopt;
+// kube's cleanupDeployment: old ReplicaSets scaled to zero beyond `limit` go, oldest revision
+// first; one scaled up or re-created since it was read is not deleted (preconditions).
+kube::Result<void> CleanupDeployment(kube::controller::Client& client, kube::controller::ReconcileContext& ctx,
+                                     const std::vector<ReplicaSetPtr>& old_rss, std::int32_t limit) {
+  std::vector<HistoryEntry> history;
+  for (const auto& rs : old_rss) history.push_back(History(*rs));
+  for (const auto& name : RevisionHistoryToDelete(std::move(history), limit)) {
+    auto it = std::find_if(old_rss.begin(), old_rss.end(),
+                           [&](const ReplicaSetPtr& rs) { return rs->metadata.name == name; });
+    const appsv1::ReplicaSet& rs = **it;  // RevisionHistoryToDelete only names members of old_rss
+    const kube::Preconditions unchanged{.uid = rs.metadata.uid, .resource_version = rs.metadata.resourceVersion};
+    auto deleted = client.Delete(rs, {.preconditions = unchanged});
+    if (!deleted && !kube::IsNotFound(deleted.error())) return deleted.error();
+    ctx.log.Info("deleted old replica set", {{"replicaSet", name}, {"revision", Revision(rs.metadata)}});
   }
-  return std::nullopt;
-}
-
-HistoryEntry History(const kube::Object& rs) {
-  return {.name = std::string(rs.Name()),
-          .revision = Revision(rs),
-          .spec_replicas = Int32At(rs, "/spec/replicas", 1),
-          .status_replicas = Int32At(rs, "/status/replicas"),
-          .synced = rs.GetInt("/status/observedGeneration").value_or(0) >= rs.Generation(),
-          .deleting = rs.IsBeingDeleted()};
-}
-
-void SetCount(json::object& status, std::string_view field, std::int64_t v) {
-  if (v > 0) {
-    status[field] = v;
-  } else {
-    status.erase(field);  // omitempty, as kube serializes DeploymentStatus
-  }
-}
-
-std::int64_t ParseRv(std::string_view rv) {
-  std::int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
-  return ec == std::errc() && ptr == rv.data() + rv.size() ? v : 0;
+  return kube::Ok();
 }
 
 }  // namespace
 
 void DeploymentReconciler::RecordWrite(const std::string& deployment, const std::string& rs, std::string_view rv) {
   kube::MutexLock lock(mu_);
-  written_[deployment][rs] = ParseRv(rv);
+  written_[deployment][rs] = ParseInt64(rv);
 }
 
 bool DeploymentReconciler::CacheCaughtUp(const std::string& deployment,
@@ -148,7 +239,7 @@ bool DeploymentReconciler::CacheCaughtUp(const std::string& deployment,
   // again fails with AlreadyExists (and retries); if it was deleted, there is nothing to see.
   std::erase_if(it->second, [&](const auto& entry) {
     auto cached = cached_rvs.find(entry.first);
-    return cached == cached_rvs.end() || ParseRv(cached->second) >= entry.second;
+    return cached == cached_rvs.end() || ParseInt64(cached->second) >= entry.second;
   });
   const bool caught_up = it->second.empty();
   if (caught_up) written_.erase(it);
@@ -162,96 +253,71 @@ void DeploymentReconciler::Forget(const std::string& deployment) {
 
 kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::ReconcileContext& ctx,
                                                               const kube::controller::Request& request) {
-  auto d_or = client_.Get(kDeployments, request.key, ctx.stop);
   const std::string dkey = request.String();
-  if (!d_or) {
-    if (!kube::IsNotFound(d_or.error())) return d_or.error();
+  auto got = client_.Get<appsv1::Deployment>(request.key, ctx.stop);
+  if (!got) {
+    if (!kube::IsNotFound(got.error())) return got.error();
     Forget(dkey);
     return ReconcileResult::Done();
   }
-  const kube::ObjectPtr d = *d_or;
-  if (d->IsBeingDeleted()) return ReconcileResult::Done();  // the garbage collector takes the ReplicaSets
-  const std::string ns(d->Namespace());
-  const std::string uid(d->Uid());
-  const std::int32_t desired = Int32At(*d, "/spec/replicas", 1);
-  const json::value selector_json = ValueAt(*d, "/spec/selector");
-  auto selector = kube::LabelSelector::FromLabelSelectorJson(selector_json);
-  if (!selector) return kube::controller::TerminalError(selector.error());
-  if (selector->Empty()) {
-    return kube::controller::TerminalError(kube::BadRequest("empty selector is invalid for deployment"));
-  }
-  const json::value tmpl = ValueAt(*d, "/spec/template");
-  const bool recreate = d->GetString("/spec/strategy/type").value_or("RollingUpdate") == "Recreate";
-  Fenceposts fenceposts;
-  if (!recreate) {
-    const json::value surge = ValueAt(*d, "/spec/strategy/rollingUpdate/maxSurge");
-    const json::value unavailable = ValueAt(*d, "/spec/strategy/rollingUpdate/maxUnavailable");
-    auto f = ResolveFenceposts(surge.is_null() ? nullptr : &surge, unavailable.is_null() ? nullptr : &unavailable,
-                               desired);
-    if (!f) return kube::controller::TerminalError(f.error());
-    fenceposts = *f;
-  }
-  const bool paused = d->GetBool("/spec/paused").value_or(false);
-  const std::int64_t min_ready_seconds = d->GetInt("/spec/minReadySeconds").value_or(0);
-  const std::int32_t history_limit = Int32At(*d, "/spec/revisionHistoryLimit", 10);
-  const std::int32_t deadline_seconds = Int32At(*d, "/spec/progressDeadlineSeconds", 600);
-  const std::optional<std::chrono::seconds> progress_deadline =
-      deadline_seconds == INT32_MAX ? std::nullopt : std::optional<std::chrono::seconds>(deadline_seconds);
-  // kube's MaxUnavailable: 0 for Recreate or zero replicas, never above spec.replicas.
-  const std::int32_t max_unavailable = recreate || desired == 0 ? 0 : std::min(fenceposts.max_unavailable, desired);
+  appsv1::Deployment& d = *got;
+  if (IsBeingDeleted(d)) return ReconcileResult::Done();  // the garbage collector takes the ReplicaSets
+  auto spec_or = ReadSpec(d);
+  if (!spec_or) return kube::controller::TerminalError(spec_or.error());
+  const Spec& spec = *spec_or;
 
   // The Deployment's ReplicaSets, as the cache shows them; decide nothing on a view that
   // misses our own last writes (it could scale a ReplicaSet twice).
-  auto listed = client_.List(kReplicaSets, {.ns = ns, .selector = *selector}, ctx.stop);
+  auto listed = client_.List<appsv1::ReplicaSet>({.ns = d.metadata.namespace_, .selector = spec.selector}, ctx.stop);
   if (!listed) return listed.error();
-  std::vector<kube::ObjectPtr> owned;
+  std::vector<ReplicaSetPtr> owned;
   std::map<std::string, std::string> cached_rvs;
   for (const auto& rs : *listed) {
-    if (!IsControlledBy(*rs, uid)) continue;
+    if (!IsControlledBy(*rs, d.metadata.uid)) continue;
     owned.push_back(rs);
-    cached_rvs.emplace(rs->Name(), rs->ResourceVersion());
+    cached_rvs.emplace(rs->metadata.name, rs->metadata.resourceVersion);
   }
   if (!CacheCaughtUp(dkey, cached_rvs)) {
     ctx.log.Debug("waiting for the cache to show our ReplicaSet writes");
     return ReconcileResult::RequeueAfter(std::chrono::seconds(1));  // the ReplicaSet's event comes first
   }
-  std::sort(owned.begin(), owned.end(), [](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
-    return std::make_pair(a->CreationTimestamp(), a->Name()) < std::make_pair(b->CreationTimestamp(), b->Name());
+  std::sort(owned.begin(), owned.end(), [](const ReplicaSetPtr& a, const ReplicaSetPtr& b) {
+    return std::tie(a->metadata.creationTimestamp, a->metadata.name) <
+           std::tie(b->metadata.creationTimestamp, b->metadata.name);
   });
-  kube::ObjectPtr new_rs;
-  std::vector<kube::ObjectPtr> old_rss;
+  ReplicaSetPtr new_rs;
+  std::vector<ReplicaSetPtr> old_rss;
   std::int64_t max_old_revision = 0;
   for (const auto& rs : owned) {
-    if (new_rs == nullptr && EqualIgnoreHash(ValueAt(*rs, "/spec/template"), tmpl)) {
+    if (new_rs == nullptr && EqualIgnoreHash(rs->spec.template_, d.spec.template_)) {
       new_rs = rs;
     } else {
       old_rss.push_back(rs);
-      max_old_revision = std::max(max_old_revision, Revision(*rs));
+      max_old_revision = std::max(max_old_revision, Revision(rs->metadata));
     }
   }
   std::vector<ReplicaSetCounts> old_counts;
   for (const auto& rs : old_rss) old_counts.push_back(Counts(*rs));
 
   auto step = [&](const ReplicaSetCounts& n) {
-    return recreate ? RecreateStep(desired, n, old_counts) : RollingUpdateStep(desired, fenceposts, n, old_counts);
+    return spec.recreate ? RecreateStep(spec.replicas, n, old_counts)
+                         : RollingUpdateStep(spec.replicas, spec.fenceposts, n, old_counts);
   };
   auto record_scaling = [&](const std::string& name, std::int32_t from, std::int32_t to) {
-    recorder_.Eventf(*d, kube::controller::EventType::kNormal, "ScalingReplicaSet", "Scaled {} replica set {} from {} to {}",
-                     to > from ? "up" : "down", name, from, to);
+    RecordEvent(recorder_, d, kube::controller::EventType::kNormal, "ScalingReplicaSet",
+                "Scaled {} replica set {} from {} to {}", to > from ? "up" : "down", name, from, to);
     ctx.log.Info("scaled replica set", {{"replicaSet", name}, {"from", from}, {"to", to}});
   };
 
-  const json::value old_status = ValueAt(*d, "/status");
-  json::object status = old_status.is_object() ? old_status.get_object() : json::object();
+  // The new ReplicaSet: create it, or bring its revision and minReadySeconds up to date.
   bool created_new = false;
   std::vector<ScaleChange> changes;
-  if (new_rs == nullptr && paused) {
+  if (new_rs == nullptr && spec.paused) {
     // A paused Deployment does not start a rollout: no new ReplicaSet, scaling only.
-    changes = PausedScaleStep(desired, nullptr, old_counts);
+    changes = PausedScaleStep(spec.replicas, nullptr, old_counts);
   } else if (new_rs == nullptr) {
-    const std::optional<std::int64_t> collisions = d->GetInt("/status/collisionCount");
-    const std::string hash = ComputePodTemplateHash(tmpl, collisions);
-    const std::string name = std::string(d->Name()) + "-" + hash;
+    const std::string hash = ComputePodTemplateHash(d.spec.template_, d.status.collisionCount);
+    const std::string name = d.metadata.name + "-" + hash;
     changes = step(ReplicaSetCounts{.name = name});
     std::int32_t initial = 0;
     std::erase_if(changes, [&](const ScaleChange& c) {
@@ -259,168 +325,113 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
       initial = c.to;
       return true;
     });
-    kube::ObjectBuilder rs("apps/v1", "ReplicaSet");
-    rs.SetNamespace(ns).SetName(name);
-    const json::value rs_template = WithHashLabel(tmpl, hash);
-    for (const auto& [k, v] : rs_template.at_pointer("/metadata/labels").get_object()) {
-      if (v.is_string()) rs.SetLabel(k, v.get_string());
-    }
-    rs.SetAnnotation(kRevisionAnnotation, std::to_string(max_old_revision + 1));
-    rs.SetAnnotation(kDesiredReplicasAnnotation, std::to_string(desired));
-    rs.SetAnnotation(kMaxReplicasAnnotation, std::to_string(desired + fenceposts.max_surge));
-    json::value rs_selector = selector_json;
-    auto& match = rs_selector.get_object()["matchLabels"];
-    if (!match.is_object()) match = json::object();
-    match.get_object()[kPodTemplateHashLabel] = hash;
-    json::object spec{{"replicas", initial}, {"selector", std::move(rs_selector)}, {"template", rs_template}};
-    if (min_ready_seconds > 0) spec["minReadySeconds"] = min_ready_seconds;
-    rs.Json()["spec"] = std::move(spec);
-    if (auto owned_ok = kube::controller::SetControllerReference(*d, rs); !owned_ok) return owned_ok.error();
-    auto obj = rs.Build();
-    if (!obj) return obj.error();
-    auto created = client_.Create(**obj);
+    auto desired = DesiredReplicaSet(d, spec, hash, initial, max_old_revision + 1);
+    if (!desired) return desired.error();
+    auto created = client_.Create(*desired);
     if (!created) {
-      if (!kube::IsAlreadyExists(created.error())) return created.error();
-      // Ours but not in the cache yet: retry. Someone else's: a hash collision; bump
-      // collisionCount so that the next attempt computes another name (kube does the same).
-      auto live = client_.Api(kReplicaSets, ns).Get(name);
-      if (live && !(IsControlledBy(**live, uid) && EqualIgnoreHash(ValueAt(**live, "/spec/template"), tmpl))) {
-        kube::ObjectBuilder b(*d);
-        auto& st = b.Json()["status"];
-        if (!st.is_object()) st = json::object();
-        st.get_object()["collisionCount"] = collisions.value_or(0) + 1;
-        auto bumped = b.Build();
-        if (!bumped) return bumped.error();
-        if (auto w = client_.UpdateStatus(**bumped); !w) return w.error();
-        ctx.log.Info("replica set name collision", {{"replicaSet", name}});
+      if (kube::IsAlreadyExists(created.error())) {
+        KUBE_RETURN_IF_ERROR(HandleNameCollision(client_, ctx, d, name));
       }
-      return created.error();
+      return created.error();  // retried: with the ReplicaSet in the cache, or under another name
     }
-    new_rs = *created;
-    RecordWrite(dkey, name, new_rs->ResourceVersion());
+    new_rs = std::make_shared<const appsv1::ReplicaSet>(std::move(*created));
+    RecordWrite(dkey, name, new_rs->metadata.resourceVersion);
     created_new = true;
     if (initial > 0) record_scaling(name, 0, initial);
   } else {
-    const bool stale_revision = Revision(*new_rs) <= max_old_revision;
-    const bool stale_min_ready = new_rs->GetInt("/spec/minReadySeconds").value_or(0) != min_ready_seconds;
-    if (stale_revision || stale_min_ready) {
-      // A rollback to an old template becomes the newest revision again; the ReplicaSet follows
-      // the Deployment's minReadySeconds (kube's getNewReplicaSet).
-      kube::ObjectBuilder b(*new_rs);
-      if (stale_revision) b.SetAnnotation(kRevisionAnnotation, std::to_string(max_old_revision + 1));
-      if (auto set = b.Set("/spec/minReadySeconds", min_ready_seconds); !set) return set.error();
-      auto obj = b.Build();
-      if (!obj) return obj.error();
-      auto updated = client_.Update(**obj);
-      if (!updated) return updated.error();
-      new_rs = *updated;
-      RecordWrite(dkey, std::string(new_rs->Name()), new_rs->ResourceVersion());
+    // A rollback to an old template becomes the newest revision again; the ReplicaSet follows
+    // the Deployment's minReadySeconds (kube's getNewReplicaSet).
+    appsv1::ReplicaSet updated = *new_rs;
+    if (Revision(updated.metadata) <= max_old_revision) {
+      updated.metadata.annotations[std::string(kRevisionAnnotation)] = std::to_string(max_old_revision + 1);
+    }
+    if (updated.spec.minReadySeconds.value_or(0) != spec.min_ready_seconds) {
+      updated.spec.minReadySeconds = spec.min_ready_seconds;
+    }
+    if (!kube::api::SemanticEqual(updated, *new_rs)) {
+      auto written = client_.Update(updated);
+      if (!written) return written.error();
+      new_rs = std::make_shared<const appsv1::ReplicaSet>(std::move(*written));
+      RecordWrite(dkey, new_rs->metadata.name, new_rs->metadata.resourceVersion);
     }
     const ReplicaSetCounts counts = Counts(*new_rs);
-    changes = paused ? PausedScaleStep(desired, &counts, old_counts) : step(counts);
+    changes = spec.paused ? PausedScaleStep(spec.replicas, &counts, old_counts) : step(counts);
   }
 
   // Resize ReplicaSets (optimistic concurrency: a stale resourceVersion fails with 409).
   for (const auto& change : changes) {
-    kube::ObjectPtr* target = nullptr;
-    if (new_rs != nullptr && new_rs->Name() == change.name) target = &new_rs;
+    ReplicaSetPtr* target = nullptr;
+    if (new_rs != nullptr && new_rs->metadata.name == change.name) target = &new_rs;
     for (auto& rs : old_rss) {
-      if (rs->Name() == change.name) target = &rs;
+      if (rs->metadata.name == change.name) target = &rs;
     }
     if (target == nullptr) continue;
-    kube::ObjectBuilder b(**target);
-    if (auto set = b.Set("/spec/replicas", change.to); !set) return set.error();
-    b.SetAnnotation(kDesiredReplicasAnnotation, std::to_string(desired));
-    b.SetAnnotation(kMaxReplicasAnnotation, std::to_string(desired + fenceposts.max_surge));
-    auto obj = b.Build();
-    if (!obj) return obj.error();
-    auto updated = client_.Update(**obj);
-    if (!updated) return updated.error();
-    *target = *updated;
-    RecordWrite(dkey, change.name, (*target)->ResourceVersion());
+    appsv1::ReplicaSet scaled = **target;
+    scaled.spec.replicas = change.to;
+    SetReplicasAnnotations(scaled, spec);
+    auto written = client_.Update(scaled);
+    if (!written) return written.error();
+    *target = std::make_shared<const appsv1::ReplicaSet>(std::move(*written));
+    RecordWrite(dkey, change.name, (*target)->metadata.resourceVersion);
     record_scaling(change.name, change.from, change.to);
   }
 
   // The Deployment carries the revision of its newest ReplicaSet.
-  kube::ObjectPtr current = d;  // the Deployment as last written (its resourceVersion for /status)
-  const std::string revision = new_rs != nullptr ? std::to_string(Revision(*new_rs)) : std::string();
-  if (new_rs != nullptr &&
-      d->Annotations().Get(kRevisionAnnotation) != std::optional<std::string_view>(revision)) {
-    json::object patch{{"metadata", json::object{{"annotations", json::object{{kRevisionAnnotation, revision}}}}}};
-    auto patched = client_.Patch(*d, kube::PatchType::kMerge, kube::SerializeJson(patch));
+  std::optional<appsv1::Deployment> annotated;  // the Deployment as last written, when patched
+  const std::string revision_key(kRevisionAnnotation);
+  const std::string revision = new_rs != nullptr ? std::to_string(Revision(new_rs->metadata)) : std::string();
+  if (new_rs != nullptr && (!d.metadata.annotations.contains(revision_key) ||
+                            d.metadata.annotations.at(revision_key) != revision)) {
+    appsv1::Deployment with_revision = d;
+    with_revision.metadata.annotations[revision_key] = revision;
+    auto patched = client_.Patch(with_revision, kube::controller::MergeFrom(d));
     if (!patched) return patched.error();
-    current = *patched;
+    annotated = std::move(*patched);
   }
 
-  // Status.
-  std::int64_t replicas = 0, ready = 0, available = 0, spec_total = 0;
-  auto add = [&](const kube::Object& rs) {
-    replicas += Int32At(rs, "/status/replicas");
-    ready += Int32At(rs, "/status/readyReplicas");
-    available += Int32At(rs, "/status/availableReplicas");
-    spec_total += Int32At(rs, "/spec/replicas", 1);
-  };
-  if (new_rs != nullptr) add(*new_rs);
-  for (const auto& rs : old_rss) add(*rs);
-  const std::int64_t updated_replicas = new_rs != nullptr ? Int32At(*new_rs, "/status/replicas") : 0;
-  status["observedGeneration"] = d->Generation();
-  SetCount(status, "replicas", replicas);
-  SetCount(status, "updatedReplicas", updated_replicas);
-  SetCount(status, "readyReplicas", ready);
-  SetCount(status, "availableReplicas", available);
-  SetCount(status, "unavailableReplicas", std::max<std::int64_t>(0, spec_total - available));
-
-  const std::string now = kube::FormatTime(clock_.WallNow());
-  auto& conds_value = status["conditions"];
-  if (!conds_value.is_array()) conds_value = json::array();
-  json::array& conditions = conds_value.get_array();
-  if (available >= desired - max_unavailable) {
-    SetCondition(conditions, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.", now);
+  // Status and conditions.
+  appsv1::DeploymentStatus status = CalculateStatus(d, new_rs, old_rss);
+  const std::int32_t replicas = status.replicas.value_or(0);
+  const std::int32_t updated_replicas = status.updatedReplicas.value_or(0);
+  const std::int32_t available = status.availableReplicas.value_or(0);
+  const kube::api::Time now = ApiTime(clock_.WallNow());
+  if (available >= spec.replicas - spec.max_unavailable) {
+    SetDeploymentCondition(status.conditions, "Available", "True", "MinimumReplicasAvailable",
+                           "Deployment has minimum availability.", now);
   } else {
-    SetCondition(conditions, "Available", "False", "MinimumReplicasUnavailable",
-                 "Deployment does not have minimum availability.", now);
+    SetDeploymentCondition(status.conditions, "Available", "False", "MinimumReplicasUnavailable",
+                           "Deployment does not have minimum availability.", now);
   }
-  const std::string rs_name = new_rs != nullptr ? std::string(new_rs->Name()) : std::string();
-  const bool complete = new_rs != nullptr && updated_replicas == desired && replicas == desired &&
-                        available == desired && Int32At(*new_rs, "/spec/replicas", 1) == desired;
-  const auto old_count = [&](std::string_view f) {
-    return old_status.is_object() && old_status.get_object().contains(f) ? old_status.at(f) : json::value(0);
-  };
-  const bool progressed = !changes.empty() || old_count("updatedReplicas") != json::value(updated_replicas) ||
-                          old_count("availableReplicas") != json::value(available) ||
-                          old_count("replicas") != json::value(replicas);
-  const ProgressDecision progress = NextProgressing({.paused = paused,
-                                                     .deadline = progress_deadline,
-                                                     .current_reason = ConditionReason(conditions, "Progressing"),
-                                                     .last_update = ConditionUpdateTime(conditions, "Progressing"),
-                                                     .now = clock_.WallNow(),
-                                                     .created_new = created_new,
-                                                     .complete = complete,
-                                                     .progressed = progressed,
-                                                     .rs_name = rs_name});
+  const bool complete = new_rs != nullptr && updated_replicas == spec.replicas && replicas == spec.replicas &&
+                        available == spec.replicas && new_rs->spec.replicas.value_or(1) == spec.replicas;
+  const bool progressed = !changes.empty() || d.status.updatedReplicas.value_or(0) != updated_replicas ||
+                          d.status.availableReplicas.value_or(0) != available ||
+                          d.status.replicas.value_or(0) != replicas;
+  const appsv1::DeploymentCondition* progressing = FindCondition(status.conditions, "Progressing");
+  const ProgressDecision progress = NextProgressing(
+      {.paused = spec.paused,
+       .deadline = spec.progress_deadline,
+       .current_reason = progressing != nullptr ? progressing->reason.value_or("") : std::string(),
+       .last_update = progressing != nullptr && progressing->lastUpdateTime
+                          ? std::optional<kube::Clock::WallTime>(progressing->lastUpdateTime->time)
+                          : std::nullopt,
+       .now = clock_.WallNow(),
+       .created_new = created_new,
+       .complete = complete,
+       .progressed = progressed,
+       .rs_name = new_rs != nullptr ? new_rs->metadata.name : std::string()});
   for (const auto& u : progress.updates) {
-    SetCondition(conditions, "Progressing", u.status, u.reason, u.message, now, u.refresh);
+    SetDeploymentCondition(status.conditions, "Progressing", u.status, u.reason, u.message, now, u.refresh);
   }
 
-  // kube's cleanupDeployment: once a rollout is complete (or while paused), old ReplicaSets
-  // scaled to zero beyond revisionHistoryLimit go, oldest revision first.
-  if (complete || paused) {
-    std::vector<HistoryEntry> history;
-    for (const auto& rs : old_rss) history.push_back(History(*rs));
-    for (const auto& name : RevisionHistoryToDelete(std::move(history), history_limit)) {
-      auto it = std::find_if(old_rss.begin(), old_rss.end(),
-                             [&](const kube::ObjectPtr& rs) { return rs->Name() == name; });
-      const kube::ObjectPtr& rs = *it;  // RevisionHistoryToDelete only names members of old_rss
-      // Preconditions: a ReplicaSet scaled up or re-created since we read it is not deleted.
-      const kube::Preconditions unchanged{.uid = std::string(rs->Uid()),
-                                          .resource_version = std::string(rs->ResourceVersion())};
-      auto deleted = client_.Delete(*rs, {.preconditions = unchanged});
-      if (!deleted && !kube::IsNotFound(deleted.error())) return deleted.error();
-      ctx.log.Info("deleted old replica set", {{"replicaSet", name}, {"revision", Revision(*rs)}});
-    }
+  // Once a rollout is complete (or while paused), the revision history is trimmed.
+  if (complete || spec.paused) {
+    KUBE_RETURN_IF_ERROR(CleanupDeployment(client_, ctx, old_rss, spec.revision_history_limit));
   }
-  if (CanonicalJson(status) != CanonicalJson(old_status)) {
-    auto written = WriteStatus(client_, kDeployments, *current, status);
+  if (!kube::api::SemanticEqual(status, d.status)) {
+    appsv1::Deployment& current = annotated ? *annotated : d;  // its resourceVersion for /status
+    current.status = std::move(status);
+    auto written = WriteStatus(client_, current);
     if (!written) return written.error();
   }
   if (progress.recheck_after) return ReconcileResult::RequeueAfter(*progress.recheck_after);

@@ -17,7 +17,7 @@
 
 namespace deployctl {
 
-/// Reconciles one Deployment:
+/// Reconciles one Deployment (typed: `apps::v1::Deployment` and `ReplicaSet` from the cache):
 /// 1. lists its ReplicaSets (selector match + controller ownerReference to it) from the cache;
 ///    when the cache does not show a ReplicaSet write of this controller yet (its
 ///    resourceVersion is older than the one the write returned), nothing is decided from the
@@ -25,12 +25,15 @@ namespace deployctl {
 /// 2. finds the ReplicaSet whose template equals the Deployment's (ignoring
 ///    `pod-template-hash`), or creates it: name `<deployment>-<hash>`, the hash label added to
 ///    its selector, template labels and so to its pods, a controller ownerReference
-///    (blockOwnerDeletion), revision annotation = highest old revision + 1; an AlreadyExists of a
-///    ReplicaSet that is not ours bumps `status.collisionCount` (a new hash next time);
+///    (`SetControllerReference`, blockOwnerDeletion), revision annotation = highest old
+///    revision + 1; an AlreadyExists of a ReplicaSet that is not ours bumps
+///    `status.collisionCount` (a new hash next time). An existing one whose revision or
+///    minReadySeconds is stale is updated (only when `SemanticEqual` says it changed);
 /// 3. takes one rollout step (`RollingUpdateStep` / `RecreateStep`) and writes the resized
 ///    ReplicaSets (PUT with the read resourceVersion: a 409 retries), recording
 ///    `ScalingReplicaSet` events ("Scaled up replica set X from A to B");
-/// 4. writes the status through `/status`: observedGeneration, replicas, updatedReplicas,
+/// 4. writes the status through `/status` when it changed (`SemanticEqual`; a 409 re-reads the
+///    Deployment from the server and tries once more): observedGeneration, replicas, updatedReplicas,
 ///    readyReplicas, availableReplicas, unavailableReplicas (zero counts omitted, as kube does),
 ///    conditions Available (MinimumReplicasAvailable / MinimumReplicasUnavailable) and
 ///    Progressing (NewReplicaSetCreated / FoundNewReplicaSet / ReplicaSetUpdated /

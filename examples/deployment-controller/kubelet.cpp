@@ -1,18 +1,17 @@
 #include "kubelet.hpp"
 
 #include <string>
-
-#include <boost/json.hpp>
+#include <utility>
 
 #include <kube/base/error.hpp>
-#include <kube/core/json.hpp>
-#include <kube/core/time.hpp>
+#include <kube/client/typed_api.hpp>
+#include <kube/controller/client.hpp>
 
 #include "objects.hpp"
 
 namespace deployctl {
 
-namespace json = boost::json;
+using kube::controller::MergeFrom;
 using kube::controller::ReconcileResult;
 
 KubeletReconciler::KubeletReconciler(kube::controller::Client& client, kube::controller::EventRecorder& recorder,
@@ -27,34 +26,29 @@ kube::Result<void> KubeletReconciler::EnsureNode() {
     kube::MutexLock lock(mu_);
     if (node_ready_) return {};
   }
-  auto api = client_.Api(kNodes);
-  auto existing = api.Get(options_.node_name);
+  // Uncached: one read, not a Node informer for the lifetime of the process.
+  kube::client::TypedApi<corev1::Node> nodes(client_.Api(kube::client::ResourceOf<corev1::Node>()));
+  auto existing = nodes.Get(options_.node_name);
   if (!existing) {
     if (!kube::IsNotFound(existing.error())) return existing.error();
-    const json::object node{
-        {"apiVersion", "v1"},
-        {"kind", "Node"},
-        {"metadata", json::object{{"name", options_.node_name},
-                                  {"labels", json::object{{"kubernetes.io/hostname", options_.node_name},
-                                                          {"kubernetes.io/os", "linux"}}}}},
-        {"spec", json::object{}}};
-    auto obj = kube::Object::FromJson(node);
-    if (!obj) return obj.error();
-    auto created = api.Create(**obj);
+    corev1::Node node;
+    node.metadata.name = options_.node_name;
+    node.metadata.labels = {{"kubernetes.io/hostname", options_.node_name}, {"kubernetes.io/os", "linux"}};
+    auto created = client_.Create(node);
     if (!created && !kube::IsAlreadyExists(created.error())) return created.error();
-    const std::string now = kube::FormatTime(clock_.WallNow());
-    const json::object status{
-        {"status",
-         json::object{{"conditions", json::array{json::object{{"type", "Ready"},
-                                                              {"status", "True"},
-                                                              {"reason", "KubeletReady"},
-                                                              {"message", "kubelet is posting ready status (simulated)"},
-                                                              {"lastHeartbeatTime", now},
-                                                              {"lastTransitionTime", now}}}},
-                      {"addresses", json::array{json::object{{"type", "InternalIP"}, {"address", "10.0.0.1"}},
-                                                json::object{{"type", "Hostname"}, {"address", options_.node_name}}}},
-                      {"nodeInfo", json::object{{"kubeletVersion", "kubecpp-simulated"}}}}}};
-    auto patched = api.Patch(options_.node_name, kube::PatchType::kMerge, kube::SerializeJson(status), {}, "status");
+    // The node reports itself ready through /status (a create ignores the status).
+    const kube::api::Time now = ApiTime(clock_.WallNow());
+    corev1::Node ready = node;
+    ready.status.conditions.push_back({.lastHeartbeatTime = now,
+                                       .lastTransitionTime = now,
+                                       .message = "kubelet is posting ready status (simulated)",
+                                       .reason = "KubeletReady",
+                                       .status = "True",
+                                       .type = "Ready"});
+    ready.status.addresses = {{.address = "10.0.0.1", .type = "InternalIP"},
+                              {.address = options_.node_name, .type = "Hostname"}};
+    ready.status.nodeInfo.kubeletVersion = "kubecpp-simulated";
+    auto patched = client_.Patch(ready, MergeFrom(node), {}, "status");  // only the status differs
     if (!patched) return patched.error();
   }
   kube::MutexLock lock(mu_);
@@ -70,39 +64,43 @@ std::string KubeletReconciler::NextPodIp() {
 
 kube::Result<ReconcileResult> KubeletReconciler::Reconcile(kube::controller::ReconcileContext& ctx,
                                                            const kube::controller::Request& request) {
-  auto pod_or = client_.Get(kPods, request.key, ctx.stop);
+  const std::string key = request.String();
+  auto pod_or = client_.Get<corev1::Pod>(request.key, ctx.stop);
   if (!pod_or) {
     if (!kube::IsNotFound(pod_or.error())) return pod_or.error();
-    kube::MutexLock lock(mu_);
-    bound_at_.erase(request.String());
-    return ReconcileResult::Done();
-  }
-  const kube::ObjectPtr pod = *pod_or;
-  const std::string uid(pod->Uid());
-  const std::string key = request.String();
-  if (pod->IsBeingDeleted()) {
     kube::MutexLock lock(mu_);
     bound_at_.erase(key);
     return ReconcileResult::Done();
   }
-  const std::string node = pod->GetString("/spec/nodeName").value_or("");
+  const corev1::Pod& pod = *pod_or;
+  const std::string& uid = pod.metadata.uid;
+  if (IsBeingDeleted(pod)) {
+    kube::MutexLock lock(mu_);
+    bound_at_.erase(key);
+    return ReconcileResult::Done();
+  }
+  auto done_unless_gone = [](const kube::Error& e) -> kube::Result<ReconcileResult> {
+    if (kube::IsNotFound(e)) return ReconcileResult::Done();
+    return e;
+  };
+  const std::string node = pod.spec.nodeName.value_or("");
   if (node.empty()) {
     // The scheduler's part: bind to the only node.
     if (auto ok = EnsureNode(); !ok) return ok.error();
-    const json::object bind{{"spec", json::object{{"nodeName", options_.node_name}}}};
-    auto patched = client_.Patch(*pod, kube::PatchType::kMerge, kube::SerializeJson(bind));
-    if (!patched) return kube::IsNotFound(patched.error()) ? kube::Result<ReconcileResult>(ReconcileResult::Done())
-                                                           : patched.error();
+    corev1::Pod bound = pod;
+    bound.spec.nodeName = options_.node_name;
+    auto patched = client_.Patch(bound, MergeFrom(pod));
+    if (!patched) return done_unless_gone(patched.error());
     {
       kube::MutexLock lock(mu_);
       bound_at_[key] = Bound{uid, clock_.Now()};
     }
-    recorder_.Eventf(*pod, kube::controller::EventType::kNormal, "Scheduled", "Successfully assigned {}/{} to {}",
-                     pod->Namespace(), pod->Name(), options_.node_name);
+    RecordEvent(recorder_, pod, kube::controller::EventType::kNormal, "Scheduled", "Successfully assigned {}/{} to {}",
+                pod.metadata.namespace_, pod.metadata.name, options_.node_name);
     return ReconcileResult::RequeueAfter(options_.ready_delay);
   }
   if (node != options_.node_name) return ReconcileResult::Done();
-  if (IsPodReady(*pod) && pod->GetString("/status/phase").value_or("") == "Running") {
+  if (IsPodReady(pod) && pod.status.phase == "Running") {
     kube::MutexLock lock(mu_);
     bound_at_.erase(key);  // started: nothing more to track
     return ReconcileResult::Done();
@@ -118,54 +116,41 @@ kube::Result<ReconcileResult> KubeletReconciler::Reconcile(kube::controller::Rec
   const auto now = clock_.Now();
   if (now < ready_at) return ReconcileResult::RequeueAfter(ready_at - now);
 
-  const std::string ts = kube::FormatTime(clock_.WallNow());
-  auto condition = [&ts](std::string_view type) {
-    return json::object{{"type", type}, {"status", "True"}, {"lastProbeTime", nullptr}, {"lastTransitionTime", ts}};
-  };
-  json::array container_statuses;
-  const json::value containers = ValueAt(*pod, "/spec/containers");
-  if (containers.is_array()) {
-    for (const auto& c : containers.get_array()) {
-      if (!c.is_object()) continue;
-      const auto* name = c.get_object().if_contains("name");
-      const auto* image = c.get_object().if_contains("image");
-      const json::value image_value = image != nullptr ? *image : json::value("");
-      container_statuses.push_back(json::object{
-          {"name", name != nullptr ? *name : json::value("")},
-          {"image", image_value},
-          {"imageID", image_value.is_string() ? json::value("simulated://" + std::string(image_value.get_string()))
-                                              : json::value("")},
-          {"containerID", "simulated://" + uid + "/" + (name != nullptr && name->is_string()
-                                                              ? std::string(name->get_string())
-                                                              : std::string())},
-          {"ready", true},
-          {"started", true},
-          {"restartCount", 0},
-          {"state", json::object{{"running", json::object{{"startedAt", ts}}}}}});
-    }
-  }
+  // What the kubelet reports once the containers run: a merge patch of /status.
+  const kube::api::Time ts = ApiTime(clock_.WallNow());
   const std::string pod_ip = NextPodIp();
-  const json::object patch{
-      {"status",
-       json::object{{"phase", "Running"},
-                    {"hostIP", "10.0.0.1"},
-                    {"hostIPs", json::array{json::object{{"ip", "10.0.0.1"}}}},
-                    {"podIP", pod_ip},
-                    {"podIPs", json::array{json::object{{"ip", pod_ip}}}},
-                    {"startTime", ts},
-                    {"conditions", json::array{condition("PodScheduled"), condition("Initialized"),
-                                               condition("ContainersReady"), condition("Ready")}},
-                    {"containerStatuses", std::move(container_statuses)}}}};
-  auto patched = client_.Patch(*pod, kube::PatchType::kMerge, kube::SerializeJson(patch), {}, "status");
-  if (!patched) {
-    return kube::IsNotFound(patched.error()) ? kube::Result<ReconcileResult>(ReconcileResult::Done())
-                                             : patched.error();
+  corev1::Pod running = pod;
+  corev1::PodStatus& status = running.status;
+  status.phase = "Running";
+  status.hostIP = "10.0.0.1";
+  status.hostIPs = {{.ip = "10.0.0.1"}};
+  status.podIP = pod_ip;
+  status.podIPs = {{.ip = pod_ip}};
+  status.startTime = ts;
+  status.conditions.clear();
+  for (const char* type : {"PodScheduled", "Initialized", "ContainersReady", "Ready"}) {
+    status.conditions.push_back({.lastTransitionTime = ts, .status = "True", .type = type});
   }
+  status.containerStatuses.clear();
+  for (const auto& c : pod.spec.containers) {
+    corev1::ContainerStatus cs;
+    cs.containerID = "simulated://" + uid + "/" + c.name;
+    cs.image = c.image.value_or("");
+    cs.imageID = "simulated://" + cs.image;
+    cs.name = c.name;
+    cs.ready = true;
+    cs.restartCount = 0;
+    cs.started = true;
+    cs.state.running.emplace().startedAt = ts;
+    status.containerStatuses.push_back(std::move(cs));
+  }
+  auto patched = client_.Patch(running, MergeFrom(pod), {}, "status");
+  if (!patched) return done_unless_gone(patched.error());
   {
     kube::MutexLock lock(mu_);
     bound_at_.erase(key);
   }
-  recorder_.Eventf(*pod, kube::controller::EventType::kNormal, "Started", "Started containers (simulated)");
+  RecordEvent(recorder_, pod, kube::controller::EventType::kNormal, "Started", "Started containers (simulated)");
   ctx.log.Info("pod running", {{"node", options_.node_name}});
   return ReconcileResult::Done();
 }

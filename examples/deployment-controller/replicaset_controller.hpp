@@ -7,13 +7,15 @@
 
 #include <cstdint>
 #include <functional>
-#include <utility>
+#include <memory>
 #include <stop_token>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include <kube/api/core/v1.hpp>
 #include <kube/base/clock.hpp>
 #include <kube/core/label_selector.hpp>
-#include <kube/core/object.hpp>
 
 #include <kube/controller/client.hpp>
 #include <kube/controller/event_recorder.hpp>
@@ -23,8 +25,9 @@
 
 namespace deployctl {
 
-/// Lists the pods of namespace `ns` matching `selector` (the reconciler's view of the cache).
-using PodLister = std::function<kube::Result<std::vector<kube::ObjectPtr>>(
+/// Lists the pods of namespace `ns` matching `selector` (the reconciler's view of the cache):
+/// shared, immutable values, as `Client::List<corev1::Pod>` returns them.
+using PodLister = std::function<kube::Result<std::vector<std::shared_ptr<const kube::api::core::v1::Pod>>>(
     const std::string& ns, const kube::LabelSelector& selector, std::stop_token stop)>;
 
 /// Options of ReplicaSetReconciler.
@@ -40,13 +43,15 @@ struct ReplicaSetReconcilerOptions {
   kube::Clock* clock = nullptr;
 };
 
-/// Reconciles one ReplicaSet: reads it and its pods from the cache (pods matching its selector
-/// whose controller is this ReplicaSet), creates missing pods or deletes surplus ones (not-ready
-/// before ready, newer before older), then writes the status through `/status` with the read
-/// resourceVersion (a 409 makes the controller retry). Pod writes are recorded in `expectations`
-/// and no sizing happens until the cache reflects them, so a stale cache never creates surplus
-/// pods. `availableReplicas` counts the pods Ready for at least `spec.minReadySeconds`; while a
-/// Ready pod is not available yet, the reconcile asks to run again when it becomes so.
+/// Reconciles one ReplicaSet: reads it (`apps::v1::ReplicaSet`) and its pods (`core::v1::Pod`:
+/// those matching its selector whose controller is this ReplicaSet) from the cache, creates
+/// missing pods or deletes surplus ones (not-ready before ready, newer before older), then
+/// writes the status through `/status` with the read resourceVersion (a 409 re-reads the
+/// ReplicaSet from the server and tries once more; a second one makes the controller retry).
+/// Pod writes are recorded in `expectations` and no sizing happens until the cache reflects
+/// them, so a stale cache never creates surplus pods. `availableReplicas` counts the pods Ready
+/// for at least `spec.minReadySeconds`; while a Ready pod is not available yet, the reconcile
+/// asks to run again when it becomes so.
 /// Orphan adoption is not implemented.
 /// **Thread-safety:** Reconcile may run concurrently for different ReplicaSets.
 /// **Lifetime:** `client`, `recorder` and `expectations` are borrowed and must outlive it.

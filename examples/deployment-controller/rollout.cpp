@@ -1,19 +1,17 @@
 #include "rollout.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <boost/json.hpp>
-
+#include <kube/api/codec.hpp>
+#include <kube/api/equality.hpp>
 #include <kube/base/error.hpp>
-#include <kube/core/json.hpp>
 
 namespace deployctl {
 
-namespace json = boost::json;
+namespace corev1 = kube::api::core::v1;
 
 std::uint32_t Fnv32a(std::string_view data, std::uint32_t state) {
   for (const char c : data) {
@@ -25,60 +23,14 @@ std::uint32_t Fnv32a(std::string_view data, std::uint32_t state) {
 
 namespace {
 
-void AppendCanonical(const json::value& v, std::string& out) {
-  if (v.is_object()) {
-    std::vector<const json::key_value_pair*> members;
-    members.reserve(v.get_object().size());
-    for (const auto& kv : v.get_object()) {
-      if (!kv.value().is_null()) members.push_back(&kv);  // null = absent, as in kube's Go structs
-    }
-    std::sort(members.begin(), members.end(),
-              [](const auto* a, const auto* b) { return a->key() < b->key(); });
-    out += '{';
-    bool first = true;
-    for (const auto* kv : members) {
-      if (!first) out += ',';
-      first = false;
-      out += kube::QuoteJson(kv->key());
-      out += ':';
-      AppendCanonical(kv->value(), out);
-    }
-    out += '}';
-  } else if (v.is_array()) {
-    out += '[';
-    bool first = true;
-    for (const auto& e : v.get_array()) {
-      if (!first) out += ',';
-      first = false;
-      AppendCanonical(e, out);
-    }
-    out += ']';
-  } else {
-    out += kube::SerializeJson(v);
-  }
-}
-
-// The template without its pod-template-hash label (and without an emptied labels map, so
-// that a template that only gained the hash label compares equal to the original).
-json::value WithoutHashLabel(const json::value& pod_template) {
-  json::value copy = pod_template;
-  if (!copy.is_object()) return copy;
-  auto* meta = copy.get_object().if_contains("metadata");
-  if (meta == nullptr || !meta->is_object()) return copy;
-  auto* labels = meta->get_object().if_contains("labels");
-  if (labels == nullptr || !labels->is_object()) return copy;
-  labels->get_object().erase(kPodTemplateHashLabel);
-  if (labels->get_object().empty()) meta->get_object().erase("labels");
-  return copy;
+// The template without its pod-template-hash label (an emptied label map is absent: the typed
+// API does not tell them apart).
+corev1::PodTemplateSpec WithoutHashLabel(corev1::PodTemplateSpec pod_template) {
+  pod_template.metadata.labels.erase(std::string(kPodTemplateHashLabel));
+  return pod_template;
 }
 
 }  // namespace
-
-std::string CanonicalJson(const json::value& v) {
-  std::string out;
-  AppendCanonical(v, out);
-  return out;
-}
 
 std::string SafeEncodeString(std::string_view s) {
   static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
@@ -88,8 +40,9 @@ std::string SafeEncodeString(std::string_view s) {
   return out;
 }
 
-std::string ComputePodTemplateHash(const json::value& pod_template, std::optional<std::int64_t> collision_count) {
-  std::uint32_t h = Fnv32a(CanonicalJson(WithoutHashLabel(pod_template)));
+std::string ComputePodTemplateHash(const corev1::PodTemplateSpec& pod_template,
+                                   std::optional<std::int32_t> collision_count) {
+  std::uint32_t h = Fnv32a(kube::api::ToJson(WithoutHashLabel(pod_template)));
   if (collision_count) {
     const auto c = static_cast<std::uint32_t>(*collision_count);
     const char bytes[4] = {static_cast<char>(c & 0xff), static_cast<char>((c >> 8) & 0xff),
@@ -99,36 +52,24 @@ std::string ComputePodTemplateHash(const json::value& pod_template, std::optiona
   return SafeEncodeString(std::to_string(h));
 }
 
-bool EqualIgnoreHash(const json::value& a, const json::value& b) {
-  return CanonicalJson(WithoutHashLabel(a)) == CanonicalJson(WithoutHashLabel(b));
+bool EqualIgnoreHash(const corev1::PodTemplateSpec& a, const corev1::PodTemplateSpec& b) {
+  return kube::api::SemanticEqual(WithoutHashLabel(a), WithoutHashLabel(b));
 }
 
-kube::Result<std::int32_t> ScaledValueFromIntOrPercent(const json::value* value, std::int32_t total, bool round_up) {
-  if (value == nullptr || value->is_null()) return 0;
-  if (value->is_int64() || value->is_uint64()) {
-    const std::int64_t n = value->is_int64() ? value->get_int64() : static_cast<std::int64_t>(value->get_uint64());
-    if (n < 0 || n > INT32_MAX) return kube::BadRequest("invalid value " + std::to_string(n) + ": must be >= 0");
-    return static_cast<std::int32_t>(n);
+kube::Result<std::int32_t> ScaledValueFromIntOrPercent(const std::optional<kube::api::IntOrString>& value,
+                                                       std::int32_t total, bool round_up) {
+  if (!value) return 0;
+  // kube's ValidatePositiveIntOrPercent: neither -1 nor "-5%".
+  if (value->is_string() ? value->string_value().starts_with('-') : value->int_value() < 0) {
+    return kube::BadRequest("invalid value " + value->ToString() + ": must be greater than or equal to 0");
   }
-  if (!value->is_string()) {
-    return kube::BadRequest("invalid value " + kube::SerializeJson(*value) + ": must be an integer or a percentage");
-  }
-  const std::string_view s = value->get_string();
-  std::int64_t pct = 0;
-  const auto* end = s.data() + s.size();
-  if (s.size() < 2 || s.back() != '%') {
-    return kube::BadRequest("invalid value \"" + std::string(s) + "\": a string must be a percentage (\"25%\")");
-  }
-  auto [ptr, ec] = std::from_chars(s.data(), end - 1, pct);
-  if (ec != std::errc() || ptr != end - 1 || pct < 0) {
-    return kube::BadRequest("invalid value \"" + std::string(s) + "\": a string must be a percentage (\"25%\")");
-  }
-  const std::int64_t scaled = static_cast<std::int64_t>(total) * pct;
-  const std::int64_t v = round_up ? (scaled + 99) / 100 : scaled / 100;
-  return static_cast<std::int32_t>(std::min<std::int64_t>(v, INT32_MAX));
+  auto scaled = kube::api::GetScaledValueFromIntOrPercent(*value, total, round_up);
+  if (!scaled.ok()) return std::move(scaled).error();
+  return static_cast<std::int32_t>(*scaled);
 }
 
-kube::Result<Fenceposts> ResolveFenceposts(const json::value* max_surge, const json::value* max_unavailable,
+kube::Result<Fenceposts> ResolveFenceposts(const std::optional<kube::api::IntOrString>& max_surge,
+                                           const std::optional<kube::api::IntOrString>& max_unavailable,
                                            std::int32_t desired) {
   auto surge = ScaledValueFromIntOrPercent(max_surge, desired, /*round_up=*/true);
   if (!surge) return kube::BadRequest("maxSurge: " + surge.error().message);

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/json/value.hpp>
-
+#include <kube/api/core/v1.hpp>
+#include <kube/api/int_or_string.hpp>
 #include <kube/base/clock.hpp>
 #include <kube/base/result.hpp>
 
@@ -30,31 +30,29 @@ inline constexpr std::string_view kMaxReplicasAnnotation = "deployment.kubernete
 /// 32-bit FNV-1a of `data`, continuing from `state` (the offset basis by default).
 std::uint32_t Fnv32a(std::string_view data, std::uint32_t state = 2166136261U);
 
-/// `v` serialized with the members of every object sorted by key and null members dropped, so
-/// that two equal documents hash alike whatever order their members arrived in, and a member
-/// set to null (`"creationTimestamp": null`, as kubectl writes templates) equals an absent one.
-std::string CanonicalJson(const boost::json::value& v);
-
 /// kube's `rand.SafeEncodeString`: every byte mapped into the alphabet
 /// `bcdfghjklmnpqrstvwxz2456789` (no vowels, no look-alikes), so hashes never spell words.
 std::string SafeEncodeString(std::string_view s);
 
 /// The `pod-template-hash` of a pod template (`spec.template` of a Deployment): FNV-1a over the
-/// canonical JSON of the template without its own `pod-template-hash` label, then the
-/// `collision_count` (as 4 little-endian bytes) when set, rendered in decimal and safe-encoded,
-/// as kube does. Stable across runs and processes: the same template always gives the same hash.
-std::string ComputePodTemplateHash(const boost::json::value& pod_template,
-                                   std::optional<std::int64_t> collision_count);
+/// template's typed encoding (`kube::api::ToJson`, members in a fixed order, maps sorted) without
+/// its own `pod-template-hash` label, then the `collision_count` (as 4 little-endian bytes) when
+/// set, rendered in decimal and safe-encoded, as kube does. Stable across runs and processes:
+/// the same template always gives the same hash, whatever order its members arrived in.
+std::string ComputePodTemplateHash(const kube::api::core::v1::PodTemplateSpec& pod_template,
+                                   std::optional<std::int32_t> collision_count);
 
-/// True when two pod templates are equal once the `pod-template-hash` label is ignored (kube's
-/// `EqualIgnoreHash`): how the controller finds the ReplicaSet of the current template.
-bool EqualIgnoreHash(const boost::json::value& a, const boost::json::value& b);
+/// True when two pod templates are semantically equal once the `pod-template-hash` label is
+/// ignored (kube's `EqualIgnoreHash`): how the controller finds the ReplicaSet of the current
+/// template.
+bool EqualIgnoreHash(const kube::api::core::v1::PodTemplateSpec& a, const kube::api::core::v1::PodTemplateSpec& b);
 
-/// kube's `GetScaledValueFromIntOrPercent`: an integer is taken as is; a string "N%" is N percent
-/// of `total`, rounded up when `round_up`, else down. A missing value (nullptr or null) is 0.
-/// **Errors:** BadRequest for a negative value, a string that is not "<digits>%", or another type.
-kube::Result<std::int32_t> ScaledValueFromIntOrPercent(const boost::json::value* value, std::int32_t total,
-                                                       bool round_up);
+/// kube's `GetScaledValueFromIntOrPercent` (`kube::api::GetScaledValueFromIntOrPercent`) with the
+/// validation kube applies to maxSurge / maxUnavailable: an integer is taken as is; a string
+/// "N%" is N percent of `total`, rounded up when `round_up`, else down. A missing value is 0.
+/// **Errors:** BadRequest for a negative value or a string that is not "<digits>%".
+kube::Result<std::int32_t> ScaledValueFromIntOrPercent(const std::optional<kube::api::IntOrString>& value,
+                                                       std::int32_t total, bool round_up);
 
 /// The resolved bounds of a rolling update.
 struct Fenceposts {
@@ -66,8 +64,9 @@ struct Fenceposts {
 /// kube's `ResolveFenceposts`: maxSurge rounds up, maxUnavailable rounds down, both of
 /// `desired`; when both resolve to zero, maxUnavailable becomes 1 so the rollout can progress.
 /// **Errors:** as ScaledValueFromIntOrPercent.
-kube::Result<Fenceposts> ResolveFenceposts(const boost::json::value* max_surge,
-                                           const boost::json::value* max_unavailable, std::int32_t desired);
+kube::Result<Fenceposts> ResolveFenceposts(const std::optional<kube::api::IntOrString>& max_surge,
+                                           const std::optional<kube::api::IntOrString>& max_unavailable,
+                                           std::int32_t desired);
 
 /// What the rollout arithmetic needs to know of one ReplicaSet.
 struct ReplicaSetCounts {

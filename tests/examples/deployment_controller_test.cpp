@@ -17,6 +17,10 @@
 
 #include <boost/json.hpp>
 
+#include <kube/api/apps/v1.hpp>
+#include <kube/api/codec.hpp>
+#include <kube/api/core/v1.hpp>
+#include <kube/api/object.hpp>
 #include <kube/apiserver/apiserver.hpp>
 #include <kube/client/rest_client.hpp>
 #include <kube/core/time.hpp>
@@ -41,8 +45,49 @@ namespace {
 
 namespace json = boost::json;
 using namespace std::chrono_literals;
+using kube::api::IntOrString;
 
-json::value J(std::string_view text) { return json::parse(text); }
+// The tests read the API server's answers through the dynamic API, independently of the typed
+// structs the controllers use.
+const kube::GroupVersionResource kDeployments{"apps", "v1", "deployments"};
+const kube::GroupVersionResource kReplicaSets{"apps", "v1", "replicasets"};
+const kube::GroupVersionResource kPods{"", "v1", "pods"};
+const kube::GroupVersionResource kNodes{"", "v1", "nodes"};
+
+// The int32 at `pointer` of `obj`, or `fallback` when absent or not an integer.
+std::int32_t Int32At(const kube::Object& obj, std::string_view pointer, std::int32_t fallback = 0) {
+  auto v = obj.GetInt(pointer);
+  if (!v || *v < INT32_MIN || *v > INT32_MAX) return fallback;
+  return static_cast<std::int32_t>(*v);
+}
+
+// The JSON value at `pointer`, or null.
+json::value ValueAt(const kube::Object& obj, std::string_view pointer) {
+  auto v = obj.Get(pointer);
+  return v ? std::move(*v) : json::value(nullptr);
+}
+
+template <class T>
+T Decode(std::string_view text) {
+  auto v = kube::api::FromJson<T>(text);
+  EXPECT_TRUE(v.ok()) << v.error().message;
+  return v.ok() ? std::move(*v) : T{};
+}
+template <class T>
+T Decode(const kube::Object& obj) {
+  auto v = kube::api::FromObject<T>(obj);
+  EXPECT_TRUE(v.ok()) << v.error().message;
+  return v.ok() ? std::move(*v) : T{};
+}
+
+kube::api::core::v1::PodTemplateSpec Template(std::string_view text) {
+  return Decode<kube::api::core::v1::PodTemplateSpec>(text);
+}
+// The pod template of a Deployment read through the dynamic API.
+kube::api::core::v1::PodTemplateSpec TemplateOf(const kube::Object& deployment) {
+  return Decode<kube::api::apps::v1::Deployment>(deployment).spec.template_;
+}
+bool PodReady(const kube::Object& pod) { return IsPodReady(Decode<kube::api::core::v1::Pod>(pod)); }
 
 // ---------------------------------------------------------------------------------------------
 // Pure functions
@@ -58,10 +103,10 @@ TEST(PodTemplateHash, SafeEncodingMapsDigitsIntoKubesAlphabet) {
 }
 
 TEST(PodTemplateHash, IsStableAcrossMemberOrderAndIgnoresItsOwnLabel) {
-  const auto a = J(R"({"metadata":{"labels":{"app":"web","tier":"fe"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
-  const auto b = J(R"({"spec":{"containers":[{"image":"nginx:1","name":"c"}]},"metadata":{"labels":{"tier":"fe","app":"web"}}})");
+  const auto a = Template(R"({"metadata":{"labels":{"app":"web","tier":"fe"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
+  const auto b = Template(R"({"spec":{"containers":[{"image":"nginx:1","name":"c"}]},"metadata":{"labels":{"tier":"fe","app":"web"}}})");
   const auto labelled =
-      J(R"({"metadata":{"labels":{"app":"web","tier":"fe","pod-template-hash":"zzz"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
+      Template(R"({"metadata":{"labels":{"app":"web","tier":"fe","pod-template-hash":"zzz"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
   const std::string h = ComputePodTemplateHash(a, std::nullopt);
   EXPECT_FALSE(h.empty());
   EXPECT_LE(h.size(), 10U);  // the decimal digits of a uint32
@@ -69,20 +114,20 @@ TEST(PodTemplateHash, IsStableAcrossMemberOrderAndIgnoresItsOwnLabel) {
   EXPECT_EQ(ComputePodTemplateHash(b, std::nullopt), h);
   EXPECT_EQ(ComputePodTemplateHash(labelled, std::nullopt), h);
   EXPECT_TRUE(EqualIgnoreHash(a, labelled));
-  EXPECT_EQ(h, SafeEncodeString(std::to_string(Fnv32a(CanonicalJson(a)))));
+  EXPECT_EQ(h, SafeEncodeString(std::to_string(Fnv32a(kube::api::ToJson(a)))));
 }
 
 TEST(PodTemplateHash, TreatsNullMembersAsAbsent) {
   // `kubectl rollout undo` writes templates back with "creationTimestamp": null.
-  const auto a = J(R"({"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
-  const auto b = J(R"({"metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
+  const auto a = Template(R"({"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
+  const auto b = Template(R"({"metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
   EXPECT_TRUE(EqualIgnoreHash(a, b));
   EXPECT_EQ(ComputePodTemplateHash(a, std::nullopt), ComputePodTemplateHash(b, std::nullopt));
 }
 
 TEST(PodTemplateHash, ChangesWithTheTemplateAndTheCollisionCount) {
-  const auto a = J(R"({"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
-  const auto b = J(R"({"spec":{"containers":[{"name":"c","image":"nginx:2"}]}})");
+  const auto a = Template(R"({"spec":{"containers":[{"name":"c","image":"nginx:1"}]}})");
+  const auto b = Template(R"({"spec":{"containers":[{"name":"c","image":"nginx:2"}]}})");
   EXPECT_NE(ComputePodTemplateHash(a, std::nullopt), ComputePodTemplateHash(b, std::nullopt));
   EXPECT_FALSE(EqualIgnoreHash(a, b));
   EXPECT_NE(ComputePodTemplateHash(a, 1), ComputePodTemplateHash(a, std::nullopt));
@@ -91,35 +136,32 @@ TEST(PodTemplateHash, ChangesWithTheTemplateAndTheCollisionCount) {
 }
 
 TEST(Fenceposts, SurgeRoundsUpAndUnavailableRoundsDown) {
-  const auto q = J(R"("25%")");
-  EXPECT_EQ(*ResolveFenceposts(&q, &q, 10), (Fenceposts{.max_surge = 3, .max_unavailable = 2}));
-  EXPECT_EQ(*ResolveFenceposts(&q, &q, 3), (Fenceposts{.max_surge = 1, .max_unavailable = 0}));
-  const auto half = J(R"("50%")");
-  EXPECT_EQ(*ResolveFenceposts(&half, &half, 5), (Fenceposts{.max_surge = 3, .max_unavailable = 2}));
-  const auto two = J("2");
-  const auto one = J("1");
-  EXPECT_EQ(*ResolveFenceposts(&two, &one, 10), (Fenceposts{.max_surge = 2, .max_unavailable = 1}));
-  EXPECT_EQ(*ScaledValueFromIntOrPercent(nullptr, 10, true), 0);
+  const IntOrString q = "25%";
+  EXPECT_EQ(*ResolveFenceposts(q, q, 10), (Fenceposts{.max_surge = 3, .max_unavailable = 2}));
+  EXPECT_EQ(*ResolveFenceposts(q, q, 3), (Fenceposts{.max_surge = 1, .max_unavailable = 0}));
+  const IntOrString half = "50%";
+  EXPECT_EQ(*ResolveFenceposts(half, half, 5), (Fenceposts{.max_surge = 3, .max_unavailable = 2}));
+  EXPECT_EQ(*ResolveFenceposts(IntOrString(2), IntOrString(1), 10), (Fenceposts{.max_surge = 2, .max_unavailable = 1}));
+  EXPECT_EQ(*ScaledValueFromIntOrPercent(std::nullopt, 10, true), 0);
 }
 
 TEST(Fenceposts, BothZeroBecomesOneUnavailable) {
-  const auto zero = J("0");
-  const auto zero_pct = J(R"("0%")");
-  const auto small = J(R"("10%")");
-  EXPECT_EQ(*ResolveFenceposts(&zero, &zero, 4), (Fenceposts{.max_surge = 0, .max_unavailable = 1}));
-  EXPECT_EQ(*ResolveFenceposts(&zero_pct, &zero_pct, 4), (Fenceposts{.max_surge = 0, .max_unavailable = 1}));
+  const IntOrString zero = 0;
+  const IntOrString zero_pct = "0%";
+  const IntOrString small = "10%";
+  EXPECT_EQ(*ResolveFenceposts(zero, zero, 4), (Fenceposts{.max_surge = 0, .max_unavailable = 1}));
+  EXPECT_EQ(*ResolveFenceposts(zero_pct, zero_pct, 4), (Fenceposts{.max_surge = 0, .max_unavailable = 1}));
   // 10% of 4: surge rounds up to 1, unavailable rounds down to 0: no fix-up needed.
-  EXPECT_EQ(*ResolveFenceposts(&small, &small, 4), (Fenceposts{.max_surge = 1, .max_unavailable = 0}));
+  EXPECT_EQ(*ResolveFenceposts(small, small, 4), (Fenceposts{.max_surge = 1, .max_unavailable = 0}));
 }
 
 TEST(Fenceposts, RejectsMalformedValues) {
-  for (const char* bad : {R"("abc")", R"("%")", R"("-5%")", "-1", "true", R"("5")"}) {
-    const auto v = J(bad);
-    EXPECT_FALSE(ScaledValueFromIntOrPercent(&v, 10, true).ok()) << bad;
+  // (A value of another JSON type, such as `true`, does not decode as an IntOrString.)
+  for (const IntOrString& bad :
+       {IntOrString("abc"), IntOrString("%"), IntOrString("-5%"), IntOrString(-1), IntOrString("5")}) {
+    EXPECT_FALSE(ScaledValueFromIntOrPercent(bad, 10, true).ok()) << bad.ToString();
   }
-  const auto bad = J(R"("x%")");
-  const auto ok = J("1");
-  auto r = ResolveFenceposts(&bad, &ok, 3);
+  auto r = ResolveFenceposts(IntOrString("x%"), IntOrString(1), 3);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("maxSurge"), std::string::npos) << r.error().message;
 }
@@ -246,22 +288,20 @@ TEST(RevisionHistory, NeverDeletesAReplicaSetWithReplicasPodsOrAnUnobservedSpec)
 }
 
 TEST(PodAvailability, APodIsAvailableMinReadySecondsAfterItBecameReady) {
-  auto pod = kube::Object::Parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[
+  using kube::api::core::v1::Pod;
+  const auto pod = Decode<Pod>(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[
       {"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:10Z"}]}})");
-  ASSERT_TRUE(pod.ok());
-  auto at = PodAvailableAt(**pod, 30);
+  auto at = PodAvailableAt(pod, 30);
   ASSERT_TRUE(at.has_value());
   EXPECT_EQ(kube::FormatTime(*at), "2026-01-01T00:00:40Z");
-  EXPECT_TRUE(PodAvailableAt(**pod, 0).has_value());
-  auto not_ready = kube::Object::Parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[
+  EXPECT_TRUE(PodAvailableAt(pod, 0).has_value());
+  const auto not_ready = Decode<Pod>(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[
       {"type":"Ready","status":"False","lastTransitionTime":"2026-01-01T00:00:10Z"}]}})");
-  ASSERT_TRUE(not_ready.ok());
-  EXPECT_FALSE(PodAvailableAt(**not_ready, 0).has_value());
-  auto no_time = kube::Object::Parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[
+  EXPECT_FALSE(PodAvailableAt(not_ready, 0).has_value());
+  const auto no_time = Decode<Pod>(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[
       {"type":"Ready","status":"True"}]}})");
-  ASSERT_TRUE(no_time.ok());
-  EXPECT_FALSE(PodAvailableAt(**no_time, 5).has_value());
-  EXPECT_TRUE(PodAvailableAt(**no_time, 0).has_value());
+  EXPECT_FALSE(PodAvailableAt(no_time, 5).has_value());
+  EXPECT_TRUE(PodAvailableAt(no_time, 0).has_value());
 }
 
 ProgressInput Progress(std::string reason, kube::Clock::WallTime last_update, kube::Clock::WallTime now) {
@@ -372,18 +412,18 @@ TEST(PodOrder, DeletesUnboundPendingAndNotReadyPodsFirstThenNewerOnes) {
                    {"status", json::object{{"phase", phase},
                                            {"conditions", json::array{json::object{
                                                               {"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}};
-    return *kube::Object::FromJson(o);
+    return Decode<kube::api::core::v1::Pod>(kube::SerializeJson(o));
   };
-  std::vector<kube::ObjectPtr> pods = {
+  std::vector<kube::api::core::v1::Pod> pods = {
       pod("ready-old", "n", "Running", true, "2026-01-01T00:00:00Z"),
       pod("ready-new", "n", "Running", true, "2026-01-01T00:00:05Z"),
       pod("not-ready", "n", "Running", false, "2026-01-01T00:00:00Z"),
       pod("pending", "n", "Pending", false, "2026-01-01T00:00:00Z"),
       pod("unbound", "", "Pending", false, "2026-01-01T00:00:00Z"),
   };
-  std::sort(pods.begin(), pods.end(), [](const auto& a, const auto& b) { return DeletesBefore(*a, *b); });
+  std::sort(pods.begin(), pods.end(), [](const auto& a, const auto& b) { return DeletesBefore(a, b); });
   std::vector<std::string> names;
-  for (const auto& p : pods) names.emplace_back(p->Name());
+  for (const auto& p : pods) names.emplace_back(p.metadata.name);
   EXPECT_EQ(names, (std::vector<std::string>{"unbound", "pending", "not-ready", "ready-new", "ready-old"}));
 }
 
@@ -485,7 +525,7 @@ class DeploymentControllerTest : public ::testing::Test {
   // Ready pods of the Deployment's selector, by ReplicaSet hash.
   int ReadyPods(std::string_view app) {
     int n = 0;
-    for (const auto& p : List(kPods, "app=" + std::string(app))) n += IsPodReady(*p) ? 1 : 0;
+    for (const auto& p : List(kPods, "app=" + std::string(app))) n += PodReady(*p) ? 1 : 0;
     return n;
   }
   std::vector<std::string> EventMessages(std::string_view reason) {
@@ -525,7 +565,7 @@ TEST_F(DeploymentControllerTest, ThreeReplicasBecomeReadyPodsWithFullStatusAndCo
   EXPECT_EQ(d->Annotations().Get(kRevisionAnnotation), std::optional<std::string_view>("1"));
 
   // One ReplicaSet, named and labelled by the hash of the (server-defaulted) template.
-  const std::string hash = ComputePodTemplateHash(ValueAt(*d, "/spec/template"), std::nullopt);
+  const std::string hash = ComputePodTemplateHash(TemplateOf(*d), std::nullopt);
   auto rss = List(kReplicaSets);
   ASSERT_EQ(rss.size(), 1U);
   const auto& rs = rss[0];
@@ -553,7 +593,7 @@ TEST_F(DeploymentControllerTest, ThreeReplicasBecomeReadyPodsWithFullStatusAndCo
     EXPECT_EQ(name.rfind(std::string(rs->Name()) + "-", 0), 0U) << name;
     EXPECT_EQ(name.size(), rs->Name().size() + 1 + 5) << name;
     EXPECT_EQ(p->Labels().Get(kPodTemplateHashLabel), std::optional<std::string_view>(hash));
-    EXPECT_TRUE(IsControlledBy(*p, rs->Uid()));
+    EXPECT_EQ(p->ControllerRef().value_or(kube::OwnerReference{}).uid, rs->Uid());
     EXPECT_EQ(p->GetString("/spec/nodeName"), "kubecpp-node-1");
     EXPECT_EQ(p->GetString("/status/phase"), "Running");
     EXPECT_FALSE(p->GetString("/status/podIP").value_or("").empty());
@@ -599,7 +639,7 @@ class PodCounter {
   PodCounter(kube::client::Api api, const kube::ObjectList& start) {
     for (const auto& p : start.items) {
       pods_[std::string(p->Name())] = {std::string(p->Labels().Get(kPodTemplateHashLabel).value_or("")),
-                                       IsPodReady(*p)};
+                                       PodReady(*p)};
     }
     auto watch = api.Watch({.resource_version = start.resource_version});
     EXPECT_TRUE(watch.ok()) << watch.error().message;
@@ -639,7 +679,7 @@ class PodCounter {
     if (deleted || pod.IsBeingDeleted()) {
       pods_.erase(name);
     } else {
-      pods_[name] = {std::string(pod.Labels().Get(kPodTemplateHashLabel).value_or("")), IsPodReady(pod)};
+      pods_[name] = {std::string(pod.Labels().Get(kPodTemplateHashLabel).value_or("")), PodReady(pod)};
     }
     {
       const auto& pods = pods_;
@@ -678,7 +718,7 @@ TEST_F(DeploymentControllerTest, ImageChangeRollsOutWithinMaxSurgeAndMaxUnavaila
   Patch(kDeployments, "web", R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.28"}]}}}})",
         kube::PatchType::kStrategicMerge);
   auto d = Get(kDeployments, "web");
-  const std::string new_hash = ComputePodTemplateHash(ValueAt(*d, "/spec/template"), std::nullopt);
+  const std::string new_hash = ComputePodTemplateHash(TemplateOf(*d), std::nullopt);
   const std::string new_rs = "web-" + new_hash;
   ASSERT_NE(new_rs, old_rs);
   ASSERT_TRUE(Eventually([&] {
@@ -770,12 +810,12 @@ TEST_F(DeploymentControllerTest, AStaleCacheNeverCreatesSurplusPods) {
   ASSERT_TRUE(mgr.ok()) << mgr.error().message;
   kube::controller::Client& client = (*mgr)->GetClient();
   std::atomic<bool> frozen{true};
-  std::vector<kube::ObjectPtr> frozen_view;  // no pods
+  std::vector<std::shared_ptr<const kube::api::core::v1::Pod>> frozen_view;  // no pods
   ReplicaSetReconcilerOptions options{
-      .list_pods = [&](const std::string& ns, const kube::LabelSelector& selector,
-                       std::stop_token stop) -> kube::Result<std::vector<kube::ObjectPtr>> {
+      .list_pods = [&](const std::string& ns, const kube::LabelSelector& selector, std::stop_token stop)
+          -> kube::Result<std::vector<std::shared_ptr<const kube::api::core::v1::Pod>>> {
         if (frozen) return frozen_view;
-        return client.List(kPods, {.ns = ns, .selector = selector}, stop);
+        return client.List<kube::api::core::v1::Pod>({.ns = ns, .selector = selector}, stop);
       }};
   kube::controller::FakeEventRecorder events;
   kube::FakeClock clock;
@@ -848,11 +888,11 @@ TEST_F(DeploymentControllerTest, KubeletStartsAPodOnlyAfterTheReadyDelayOnItsClo
            cp_->Kubelet()->Stats().requeue_afters >= 2;  // after binding, and after seeing it bound
   }));
   EXPECT_EQ(Get(kPods, "solo")->GetString("/status/phase"), "Pending");
-  EXPECT_FALSE(IsPodReady(*Get(kPods, "solo")));
+  EXPECT_FALSE(PodReady(*Get(kPods, "solo")));
   clock.Advance(10s);
   ASSERT_TRUE(Eventually([&] {
     auto p = Get(kPods, "solo");
-    return p != nullptr && p->GetString("/status/phase") == "Running" && IsPodReady(*p);
+    return p != nullptr && p->GetString("/status/phase") == "Running" && PodReady(*p);
   }));
 }
 
@@ -883,7 +923,7 @@ TEST_F(DeploymentControllerTest, RevisionHistoryLimitDeletesTheOldestScaledDownR
           R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":")" + image + R"("}]}}}})",
           kube::PatchType::kStrategicMerge);
     const std::string name =
-        "web-" + ComputePodTemplateHash(ValueAt(*Get(kDeployments, "web"), "/spec/template"), std::nullopt);
+        "web-" + ComputePodTemplateHash(TemplateOf(*Get(kDeployments, "web")), std::nullopt);
     rs_of_image[image] = name;
     ASSERT_TRUE(Eventually([&] {
       return RolledOut("web", 1) && Get(kReplicaSets, name) != nullptr && List(kReplicaSets).size() == 2;
@@ -927,7 +967,7 @@ TEST_F(DeploymentControllerTest, MinReadySecondsHoldsAvailabilityAndTheRolloutUn
   Patch(kDeployments, "web", R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}})",
         kube::PatchType::kStrategicMerge);
   const std::string next =
-      "web-" + ComputePodTemplateHash(ValueAt(*Get(kDeployments, "web"), "/spec/template"), std::nullopt);
+      "web-" + ComputePodTemplateHash(TemplateOf(*Get(kDeployments, "web")), std::nullopt);
   ASSERT_TRUE(EventuallyAdvancing(clock, 1ms, [&] {
     auto rs = Get(kReplicaSets, next);
     return rs != nullptr && Int32At(*rs, "/status/readyReplicas") == 1;

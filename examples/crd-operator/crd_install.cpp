@@ -3,35 +3,32 @@
 #include <string>
 #include <utility>
 
+#include <kube/api/custom_resource.hpp>
+
 namespace kube::examples::website {
 
-bool IsEstablished(const Object& crd) {
-  const auto conditions = crd.Get("/status/conditions");
-  if (!conditions || !conditions->is_array()) return false;
-  for (const auto& c : conditions->as_array()) {
-    const auto* obj = c.if_object();
-    if (obj == nullptr) continue;
-    const auto* type = obj->if_contains("type");
-    const auto* status = obj->if_contains("status");
-    if (type != nullptr && status != nullptr && type->is_string() && status->is_string() &&
-        type->as_string() == "Established" && status->as_string() == "True") {
-      return true;
-    }
+namespace apiextv1 = api::apiextensions::v1;
+
+bool IsEstablished(const apiextv1::CustomResourceDefinition& crd) {
+  for (const auto& c : crd.status.conditions) {
+    if (c.type == "Established" && c.status == "True") return true;
   }
   return false;
 }
 
-Result<ObjectPtr> InstallWebsiteCrd(std::shared_ptr<client::RestClient> rest, std::stop_token stop,
-                                    InstallCrdOptions options) {
+Result<apiextv1::CustomResourceDefinition> InstallWebsiteCrd(std::shared_ptr<client::RestClient> rest,
+                                                             std::stop_token stop, InstallCrdOptions options) {
   Clock& clock = options.clock != nullptr ? *options.clock : RealClock::Instance();
-  const client::Api crds = client::Api(std::move(rest), kCustomResourceDefinitions).WithStop(stop);
-  // The YAML goes to the server as is: apply accepts YAML, so no parser is needed here.
-  auto applied = crds.Patch(kWebsiteCrdName, PatchType::kApply, WebsiteCrdManifest(),
+  const client::TypedApi<apiextv1::CustomResourceDefinition> crds(
+      client::Api(std::move(rest), client::ResourceOf<apiextv1::CustomResourceDefinition>()).WithStop(stop));
+  // The document as CrdOf writes it (not re-encoded through the typed CRD, which would add empty
+  // values): the apply then owns exactly the fields Website declares.
+  auto applied = crds.Patch(kWebsiteCrdName, PatchType::kApply, api::CrdJson<Website>(),
                             {.field_manager = options.field_manager, .force = true});
   if (!applied) return std::move(applied).error();
-  ObjectPtr crd = *applied;
+  apiextv1::CustomResourceDefinition crd = std::move(*applied);
   const auto deadline = clock.Now() + options.timeout;
-  while (!IsEstablished(*crd)) {
+  while (!IsEstablished(crd)) {
     if (clock.Now() >= deadline) {
       return MakeError(504, reason::kTimeout,
                        "customresourcedefinition " + std::string(kWebsiteCrdName) + " not Established after " +
@@ -41,7 +38,7 @@ Result<ObjectPtr> InstallWebsiteCrd(std::shared_ptr<client::RestClient> rest, st
     if (!clock.SleepFor(options.poll_interval, stop)) return CanceledError();
     auto got = crds.Get(kWebsiteCrdName);
     if (!got) return std::move(got).error();
-    crd = *got;
+    crd = std::move(*got);
   }
   return crd;
 }

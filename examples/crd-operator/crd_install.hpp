@@ -1,25 +1,18 @@
 #pragma once
 /// \file
-/// The Website CRD manifest (deploy/crd.yaml, embedded at build time) and its installation.
+/// The installation of the Website CRD, `kube::api::CrdOf<Website>()` (website_types.hpp).
 
 #include <chrono>
 #include <memory>
 #include <stop_token>
 #include <string>
-#include <string_view>
 
+#include <kube/api/apiextensions/v1.hpp>
 #include <kube/kube.hpp>
 
+#include "website_types.hpp"
+
 namespace kube::examples::website {
-
-/// The CustomResourceDefinition resource.
-inline const GroupVersionResource kCustomResourceDefinitions{"apiextensions.k8s.io", "v1",
-                                                             "customresourcedefinitions"};
-/// The name of the Website CRD.
-inline constexpr std::string_view kWebsiteCrdName = "websites.example.kubecpp.io";
-
-/// The text of deploy/crd.yaml, as it was when the binary was built.
-std::string_view WebsiteCrdManifest();
 
 /// Options of `InstallWebsiteCrd`.
 struct InstallCrdOptions {
@@ -33,16 +26,17 @@ struct InstallCrdOptions {
   Clock* clock = nullptr;
 };
 
-/// Applies `WebsiteCrdManifest()` with server-side apply (force: this program owns the CRD's
+/// Applies `CrdOf<Website>()` with server-side apply (force: this program owns the CRD's
 /// fields), so it creates the CRD or brings it up to date and is idempotent, then waits until
 /// the CRD is Established (its resources are served). Returns the CRD as last read.
 /// **Errors:** the apply's API error (e.g. Forbidden without RBAC for CRDs); Timeout (504) when
 /// it is not Established within `timeout`; Canceled when `stop` fires.
 /// **Blocks?** Yes: requests and poll waits.
-Result<ObjectPtr> InstallWebsiteCrd(std::shared_ptr<client::RestClient> rest, std::stop_token stop = {},
-                                    InstallCrdOptions options = {});
+Result<api::apiextensions::v1::CustomResourceDefinition> InstallWebsiteCrd(std::shared_ptr<client::RestClient> rest,
+                                                                         std::stop_token stop = {},
+                                                                         InstallCrdOptions options = {});
 
 /// True when `crd` has the condition Established=True.
-bool IsEstablished(const Object& crd);
+bool IsEstablished(const api::apiextensions::v1::CustomResourceDefinition& crd);
 
 }  // namespace kube::examples::website

@@ -1,4 +1,4 @@
-// kubecpp-website-operator: the operator of the `Website` custom resource (deploy/crd.yaml).
+// kubecpp-website-operator: the operator of the `Website` custom resource (website_types.hpp).
 // Each Website gets a ConfigMap `<name>-content` (index.html) and a Deployment `<name>` of nginx
 // pods; its status reports readyReplicas, url and a Ready condition. Safe to run against a real
 // cluster: it touches only Websites and the objects they own.
@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   app.add_option("--lease-duration", lease_duration, "seconds a leader's lease is valid")->capture_default_str();
   app.add_option("--renew-deadline", renew_deadline, "seconds the leader keeps trying to renew")->capture_default_str();
   app.add_option("--retry-period", retry_period, "seconds between election attempts")->capture_default_str();
-  app.add_flag("--install-crd", install_crd, "apply the Website CRD (built in) on start and wait until it is Established");
+  app.add_flag("--install-crd", install_crd,
+               "apply the Website CRD (CrdOf<Website>, compiled in) on start and wait until it is Established");
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
@@ -95,6 +96,8 @@ int main(int argc, char** argv) {
                           .lease_duration = Seconds(lease_duration),
                           .renew_deadline = Seconds(renew_deadline),
                           .retry_period = Seconds(retry_period)},
+      // A reconcile right after a write reads the cache at least at that write (see website.hpp).
+      .client = {.read_your_writes = true},
   });
   if (!mgr) return log::Error("creating manager", {{"error", mgr.error().message}}), 1;
 

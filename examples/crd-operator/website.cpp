@@ -1,17 +1,22 @@
 #include "website.hpp"
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 #include <utility>
 
-#include <boost/json.hpp>
+#include <fmt/format.h>
 
-#include <kube/core/time.hpp>
+#include <kube/api/core/v1.hpp>
+#include <kube/api/meta/conditions.hpp>
 
 namespace kube::examples::website {
 namespace {
 
-namespace json = boost::json;
+namespace appsv1 = api::apps::v1;
+namespace corev1 = api::core::v1;
+namespace metav1 = api::meta::v1;
 using controller::EventType;
 using controller::OperationResult;
 using controller::ReconcileResult;
@@ -22,35 +27,25 @@ constexpr std::string_view kManagedByLabel = "app.kubernetes.io/managed-by";
 constexpr std::string_view kContainerName = "web";
 constexpr std::string_view kVolumeName = "content";
 
-// The child object `key` of `parent`, created (or replaced) as an empty object when it is not one.
-json::object& Child(json::object& parent, std::string_view key) {
-  json::value& v = parent[key];
-  if (!v.is_object()) v = json::object();
-  return v.as_object();
+// The labels that select a Website's pods.
+std::map<std::string, std::string> PodLabels(const std::string& website) {
+  return {{std::string(kNameLabel), "website"}, {std::string(kInstanceLabel), website}};
 }
 
-// The element of array `parent[key]` whose "name" is `name`, appended as {"name": name} if missing.
-json::object& Named(json::object& parent, std::string_view key, std::string_view name) {
-  json::value& v = parent[key];
-  if (!v.is_array()) v = json::array();
-  for (json::value& item : v.as_array()) {
-    if (const auto* n = item.is_object() ? item.as_object().if_contains("name") : nullptr;
-        n != nullptr && n->is_string() && n->as_string() == name) {
-      return item.as_object();
-    }
+void SetCommonLabels(metav1::ObjectMeta& meta, const std::string& website) {
+  for (auto& [k, v] : PodLabels(website)) meta.labels[k] = std::move(v);
+  meta.labels[std::string(kManagedByLabel)] = "website-operator";
+}
+
+// The element of `items` named `name`, appended with only its name set if missing.
+template <class T>
+T& Named(std::vector<T>& items, std::string_view name) {
+  for (T& item : items) {
+    if (item.name == name) return item;
   }
-  v.as_array().push_back(json::object{{"name", name}});
-  return v.as_array().back().as_object();
-}
-
-json::object Labels(std::string_view website) {
-  return {{kNameLabel, "website"}, {kInstanceLabel, website}};
-}
-
-void SetCommonLabels(ObjectBuilder& obj, std::string_view website) {
-  obj.SetLabel(kNameLabel, "website");
-  obj.SetLabel(kInstanceLabel, website);
-  obj.SetLabel(kManagedByLabel, "website-operator");
+  T& added = items.emplace_back();
+  added.name = std::string(name);
+  return added;
 }
 
 // FNV-1a 64: a stable, dependency-free content fingerprint (not a security hash).
@@ -65,19 +60,31 @@ std::string ContentHash(std::string_view content) {
   return buf;
 }
 
-std::int64_t IntAt(const Object& obj, std::string_view pointer) { return obj.GetInt(pointer).value_or(0); }
+// Records an event about `website`. The recorder takes a kube::Object and copies the involved
+// object's apiVersion, kind, namespace, name, uid and resourceVersion: only those are converted.
+void Record(controller::EventRecorder& recorder, const Website& website, EventType type, std::string_view reason,
+            std::string_view message) {
+  Website involved;
+  involved.metadata.name = website.metadata.name;
+  involved.metadata.namespace_ = website.metadata.namespace_;
+  involved.metadata.uid = website.metadata.uid;
+  involved.metadata.resourceVersion = website.metadata.resourceVersion;
+  auto obj = api::ToObject(involved);
+  if (!obj.ok()) return;  // a typed value always converts (see ToObject)
+  recorder.Event(**obj, type, reason, message);
+}
 
 // Records Created / Updated for a child write; nothing for an unchanged child.
-void Report(controller::EventRecorder& recorder, const controller::ReconcileContext& ctx, const Object& website,
-            std::string_view kind, std::string_view name, OperationResult op) {
+void Report(controller::EventRecorder& recorder, const controller::ReconcileContext& ctx, const Website& website,
+            std::string_view kind, const std::string& name, OperationResult op) {
   switch (op) {
     case OperationResult::kCreated:
-      recorder.Eventf(website, EventType::kNormal, "Created", "Created {} {}", kind, name);
+      Record(recorder, website, EventType::kNormal, "Created", fmt::format("Created {} {}", kind, name));
       break;
     case OperationResult::kUpdated:
     case OperationResult::kUpdatedStatus:
     case OperationResult::kUpdatedStatusOnly:
-      recorder.Eventf(website, EventType::kNormal, "Updated", "Updated {} {}", kind, name);
+      Record(recorder, website, EventType::kNormal, "Updated", fmt::format("Updated {} {}", kind, name));
       break;
     case OperationResult::kUnchanged:
       return;
@@ -85,63 +92,16 @@ void Report(controller::EventRecorder& recorder, const controller::ReconcileCont
   ctx.log.Info("child written", {{"kind", kind}, {"child", name}, {"operation", controller::ToString(op)}});
 }
 
-// Sets the Ready condition in `status.conditions`, keeping lastTransitionTime when the status
-// did not change (the metav1.Condition convention).
-void SetReadyCondition(json::object& status, const ReadyState& state, std::int64_t generation,
-                       Clock::WallTime now) {
-  json::value& list = status["conditions"];
-  if (!list.is_array()) list = json::array();
-  json::array& conditions = list.as_array();  // keyed by type
-  const std::string_view wanted = state.ready ? "True" : "False";
-  json::object* ready = nullptr;
-  for (json::value& c : conditions) {
-    if (const auto* t = c.is_object() ? c.as_object().if_contains("type") : nullptr;
-        t != nullptr && t->is_string() && t->as_string() == "Ready") {
-      ready = &c.as_object();
-    }
-  }
-  if (ready == nullptr) {
-    conditions.push_back(json::object{{"type", "Ready"}});
-    ready = &conditions.back().as_object();
-  }
-  const auto* old_status = ready->if_contains("status");
-  if (old_status == nullptr || !old_status->is_string() || old_status->as_string() != wanted ||
-      !ready->contains("lastTransitionTime")) {
-    (*ready)["lastTransitionTime"] = FormatTime(now);
-  }
-  (*ready)["status"] = wanted;
-  (*ready)["reason"] = state.reason;
-  (*ready)["message"] = state.message;
-  (*ready)["observedGeneration"] = generation;
-}
-
 }  // namespace
 
-Result<WebsiteSpec> WebsiteSpec::From(const Object& website) {
-  WebsiteSpec spec;
-  if (const auto image = website.Get("/spec/image")) {
-    if (!image->is_string()) return MakeError(422, reason::kInvalid, "spec.image: must be a string");
-    if (!image->as_string().empty()) spec.image = std::string(image->as_string());
-  }
-  if (const auto replicas = website.Get("/spec/replicas")) {
-    if (!replicas->is_int64()) return MakeError(422, reason::kInvalid, "spec.replicas: must be an integer");
-    spec.replicas = replicas->as_int64();
-    if (spec.replicas < 0) return MakeError(422, reason::kInvalid, "spec.replicas: must be >= 0");
-  }
-  if (const auto content = website.Get("/spec/content")) {
-    if (!content->is_string()) return MakeError(422, reason::kInvalid, "spec.content: must be a string");
-    spec.content = std::string(content->as_string());
-  }
-  return spec;
-}
-
-ReadyState ReadyFromDeployment(const Object& deployment, std::int64_t replicas) {
+ReadyState ReadyFromDeployment(const appsv1::Deployment& deployment, int32_t replicas) {
   ReadyState s;
-  s.ready_replicas = IntAt(deployment, "/status/readyReplicas");
-  const std::int64_t available = IntAt(deployment, "/status/availableReplicas");
-  if (IntAt(deployment, "/status/observedGeneration") < deployment.Generation()) {
+  const appsv1::DeploymentStatus& status = deployment.status;
+  s.ready_replicas = status.readyReplicas.value_or(0);
+  const int32_t available = status.availableReplicas.value_or(0);
+  if (status.observedGeneration.value_or(0) < deployment.metadata.generation) {
     s.reason = "RolloutPending";
-    s.message = "deployment generation " + std::to_string(deployment.Generation()) + " not yet observed";
+    s.message = "deployment generation " + std::to_string(deployment.metadata.generation) + " not yet observed";
     return s;
   }
   s.message = std::to_string(available) + "/" + std::to_string(replicas) + " replicas available";
@@ -150,93 +110,93 @@ ReadyState ReadyFromDeployment(const Object& deployment, std::int64_t replicas) 
   return s;
 }
 
-WebsiteReconciler::WebsiteReconciler(controller::Manager& mgr, controller::EventRecorder& recorder)
-    : client_(mgr.GetClient()), rest_(mgr.GetRestClient()), clock_(mgr.GetClock()), recorder_(recorder) {}
+WebsiteReconciler::WebsiteReconciler(controller::Client& client, Clock& clock, controller::EventRecorder& recorder)
+    : client_(client), clock_(clock), recorder_(recorder) {}
 
-Result<ReconcileResult> WebsiteReconciler::Reconcile(controller::ReconcileContext& ctx,
-                                                     const controller::Request& request) {
-  auto got = client_.Get(kWebsites, request.key, ctx.stop);
-  if (!got) {
-    // Deleted: the ConfigMap and the Deployment go with it (garbage collection of ownerReferences).
-    if (IsNotFound(got.error())) return ReconcileResult::Done();
-    return std::move(got).error();
-  }
-  const ObjectPtr website = *got;
-  if (website->IsBeingDeleted()) return ReconcileResult::Done();
-  const std::string ns(website->Namespace());
-  const std::string name(website->Name());
-  auto spec = WebsiteSpec::From(*website);
-  if (!spec) {
-    recorder_.Event(*website, EventType::kWarning, "InvalidSpec", spec.error().message);
-    return controller::TerminalError(std::move(spec).error());
+Result<ReconcileResult> WebsiteReconciler::Reconcile(controller::ReconcileContext& ctx, Website& website) const {
+  // Being deleted: the ConfigMap and the Deployment go with it (garbage collection of their
+  // ownerReferences). A Website that is gone never gets here (AsReconciler).
+  if (website.metadata.deletionTimestamp) return ReconcileResult::Done();
+  const std::string& ns = website.metadata.namespace_;
+  const std::string& name = website.metadata.name;
+  const WebsiteSpec& spec = website.spec;
+  if (spec.Replicas() < 0) {  // the CRD's schema rejects it; a CRD installed without it does not
+    Error invalid = MakeError(422, reason::kInvalid, "spec.replicas: must be >= 0");
+    Record(recorder_, website, EventType::kWarning, "InvalidSpec", invalid.message);
+    return controller::TerminalError(std::move(invalid));
   }
   auto terminal_if_owned = [&](Error e) -> Error {
     if (!controller::IsAlreadyOwned(e)) return e;
-    recorder_.Event(*website, EventType::kWarning, "OwnedElsewhere", e.message);
+    Record(recorder_, website, EventType::kWarning, "OwnedElsewhere", e.message);
     return controller::TerminalError(std::move(e));
   };
 
   // The content.
-  const std::string cm_name = name + "-content";
-  ObjectBuilder cm_seed("v1", "ConfigMap");
-  cm_seed.SetNamespace(ns).SetName(cm_name);
-  auto cm = controller::CreateOrUpdate(
-      client::Api(rest_, kConfigMaps, ns).WithStop(ctx.stop), cm_seed, [&](ObjectBuilder& obj) -> Result<void> {
-        SetCommonLabels(obj, name);
-        obj.Json()["data"] = json::object{{"index.html", spec->content}};
-        return controller::SetControllerReference(*website, obj);
-      });
-  if (!cm) return terminal_if_owned(std::move(cm).error());
-  Report(recorder_, ctx, *website, "ConfigMap", cm_name, cm->operation);
+  corev1::ConfigMap cm;
+  cm.metadata.name = name + "-content";
+  cm.metadata.namespace_ = ns;
+  auto cm_op = controller::CreateOrUpdate<corev1::ConfigMap>(
+      client_, cm,
+      [&](corev1::ConfigMap& c) -> Result<void> {
+        SetCommonLabels(c.metadata, name);
+        c.data = {{"index.html", spec.content}};
+        return controller::SetControllerReference(website, c);
+      },
+      ctx.stop);
+  if (!cm_op) return terminal_if_owned(std::move(cm_op).error());
+  Report(recorder_, ctx, website, "ConfigMap", cm.metadata.name, *cm_op);
 
   // The Deployment. Only the fields this operator decides are set, so the server's defaults
   // (strategy, terminationMessagePath, ...) never look like a difference to write back.
-  ObjectBuilder dep_seed("apps/v1", "Deployment");
-  dep_seed.SetNamespace(ns).SetName(name);
-  auto dep = controller::CreateOrUpdate(
-      client::Api(rest_, kDeployments, ns).WithStop(ctx.stop), dep_seed, [&](ObjectBuilder& obj) -> Result<void> {
-        SetCommonLabels(obj, name);
-        json::object& dspec = Child(obj.Json(), "spec");
-        dspec["replicas"] = spec->replicas;
-        if (!dspec.contains("selector")) dspec["selector"] = json::object{{"matchLabels", Labels(name)}};  // immutable
-        json::object& tmpl = Child(dspec, "template");
-        json::object& tmeta = Child(tmpl, "metadata");
-        json::object& tlabels = Child(tmeta, "labels");
-        for (const auto& [k, v] : Labels(name)) tlabels[k] = v;
-        Child(tmeta, "annotations")[kContentHashAnnotation] = ContentHash(spec->content);
-        json::object& pod = Child(tmpl, "spec");
-        json::object& container = Named(pod, "containers", kContainerName);
-        container["image"] = spec->image;
-        container["ports"] = json::array{json::object{{"name", "http"}, {"containerPort", 80}, {"protocol", "TCP"}}};
-        container["volumeMounts"] = json::array{
-            json::object{{"name", kVolumeName}, {"mountPath", "/usr/share/nginx/html"}, {"readOnly", true}}};
-        json::object& volume = Named(pod, "volumes", kVolumeName);
-        volume["configMap"] = json::object{{"name", cm_name}, {"defaultMode", 420}};
-        return controller::SetControllerReference(*website, obj);
-      });
-  if (!dep) return terminal_if_owned(std::move(dep).error());
-  Report(recorder_, ctx, *website, "Deployment", name, dep->operation);
-
-  // The status, from the Deployment as the server returned it.
-  const ReadyState state = ReadyFromDeployment(*dep->object, spec->replicas);
-  const std::string url = "http://" + name + "." + ns + ".svc.cluster.local/";
-  const Clock::WallTime now = clock_.WallNow();
-  auto status = controller::UpdateStatus(
-      client::Api(rest_, kWebsites, ns).WithStop(ctx.stop), request.key,
-      [&](ObjectBuilder& obj) -> Result<void> {
-        json::object& st = Child(obj.Json(), "status");
-        st["readyReplicas"] = state.ready_replicas;
-        st["url"] = url;
-        // The generation whose spec this reconcile acted on — not the one UpdateStatus fetched,
-        // which may be newer: claiming that would report a spec as observed whose children were
-        // never written (the next reconcile, queued by that change, reports it).
-        SetReadyCondition(st, state, website->Generation(), now);
-        return Ok();
+  appsv1::Deployment dep;
+  dep.metadata.name = name;
+  dep.metadata.namespace_ = ns;
+  auto dep_op = controller::CreateOrUpdate<appsv1::Deployment>(
+      client_, dep,
+      [&](appsv1::Deployment& d) -> Result<void> {
+        SetCommonLabels(d.metadata, name);
+        d.spec.replicas = spec.Replicas();
+        if (d.spec.selector.matchLabels.empty() && d.spec.selector.matchExpressions.empty()) {
+          d.spec.selector.matchLabels = PodLabels(name);  // immutable once set
+        }
+        corev1::PodTemplateSpec& tmpl = d.spec.template_;
+        for (auto& [k, v] : PodLabels(name)) tmpl.metadata.labels[k] = std::move(v);
+        tmpl.metadata.annotations[std::string(kContentHashAnnotation)] = ContentHash(spec.content);
+        corev1::Container& web = Named(tmpl.spec.containers, kContainerName);
+        web.image = std::string(spec.Image());
+        web.ports = {corev1::ContainerPort{.containerPort = 80, .name = "http", .protocol = "TCP"}};
+        web.volumeMounts = {corev1::VolumeMount{
+            .mountPath = "/usr/share/nginx/html", .name = std::string(kVolumeName), .readOnly = true}};
+        Named(tmpl.spec.volumes, kVolumeName).configMap =
+            corev1::ConfigMapVolumeSource{.defaultMode = 420, .name = cm.metadata.name};
+        return controller::SetControllerReference(website, d);
       },
-      {.clock = &clock_, .observed_generation = website->Generation()});
-  if (!status) {
-    if (IsNotFound(status.error())) return ReconcileResult::Done();  // deleted meanwhile
-    return std::move(status).error();
+      ctx.stop);
+  if (!dep_op) return terminal_if_owned(std::move(dep_op).error());
+  Report(recorder_, ctx, website, "Deployment", name, *dep_op);
+
+  // The status, from the Deployment as the server returned it (or the cache has it).
+  const ReadyState state = ReadyFromDeployment(dep, spec.Replicas());
+  WebsiteStatus status = website.status.value_or(WebsiteStatus{});
+  // The generation whose spec this reconcile acted on. When the server already has a newer one,
+  // the write below fails with a conflict (it carries the cached resourceVersion), and the
+  // reconcile the change queued reports it.
+  status.observedGeneration = website.metadata.generation;
+  status.readyReplicas = state.ready_replicas;
+  status.url = "http://" + name + "." + ns + ".svc.cluster.local/";
+  metav1::SetStatusCondition(status.conditions,
+                             {.message = state.message,
+                              .observedGeneration = website.metadata.generation,
+                              .reason = state.reason,
+                              .status = std::string(state.ready ? metav1::kConditionTrue : metav1::kConditionFalse),
+                              .type = "Ready"},
+                             api::Time{std::chrono::floor<std::chrono::seconds>(clock_.WallNow())});
+  if (website.status == status) return ReconcileResult::Done();  // nothing changed: no write
+  website.status = std::move(status);
+  auto written = client_.UpdateStatus(website);
+  if (!written) {
+    if (IsNotFound(written.error())) return ReconcileResult::Done();  // deleted meanwhile
+    return std::move(written).error();
   }
   return ReconcileResult::Done();
 }
@@ -246,13 +206,17 @@ Result<std::shared_ptr<controller::Controller>> SetupWebsiteController(controlle
                                                                         WebsiteControllerOptions options) {
   if (options.controller.name.empty()) options.controller.name = "website";
   std::string name = options.controller.name;
+  auto reconciler = std::make_shared<const WebsiteReconciler>(mgr.GetClient(), mgr.GetClock(), recorder);
   return controller::ControllerManagedBy(mgr)
-      .For(kWebsites, {controller::GenerationChanged()})
-      .Owns(kConfigMaps)
-      .Owns(kDeployments)
+      .For<Website>({controller::GenerationChanged()})
+      .Owns<corev1::ConfigMap>()
+      .Owns<appsv1::Deployment>()
       .WithOptions(std::move(options.controller))
       .Named(std::move(name))
-      .Complete(std::make_shared<WebsiteReconciler>(mgr, recorder));
+      .Complete(controller::AsReconciler<Website>(
+          mgr.GetClient(), [reconciler](controller::ReconcileContext& ctx, Website& website) {
+            return reconciler->Reconcile(ctx, website);
+          }));
 }
 
 }  // namespace kube::examples::website

@@ -1,12 +1,12 @@
 // examples/crd-operator: the Website operator.
 // Built twice (see tests/examples/CMakeLists.txt):
-// - crd_operator_test (integration): the spec defaults and the Ready rule as plain functions, and
-//   the reconciler run by Managers against the in-process API
-//   server on port 0: children with controller ownerReferences, status and the Ready condition,
-//   spec changes and observedGeneration, garbage collection of the children, no write when
-//   nothing changed, and two leader-elected operators (only the leader reconciles; stopping it
-//   hands over). The Deployment's status is set by the test, standing in for a deployment
-//   controller and kubelet.
+// - crd_operator_test (integration): the typed Website's defaults and the Ready rule as plain
+//   functions, the CRD declared in C++, and the reconciler run by Managers against the
+//   in-process API server on port 0: children with controller ownerReferences, status and the
+//   Ready condition, spec changes and observedGeneration, the scale subresource down to zero,
+//   garbage collection of the children, no write when nothing changed, and two leader-elected
+//   operators (only the leader reconciles; stopping it hands over). The Deployment's status is
+//   set by the test, standing in for a deployment controller and kubelet.
 // - crd_operator_e2e_test (KUBE_CRD_OPERATOR_E2E, e2e): kubectl applies every manifest in
 //   examples/crd-operator/deploy/ to the embedded server (TLS + token), the operator binary runs
 //   against it, and `kubectl get websites` shows the printer columns.
@@ -34,6 +34,8 @@
 #else
 #include <boost/json.hpp>
 
+#include <kube/api/apps/v1.hpp>
+#include <kube/api/custom_resource.hpp>
 #include <kube/apiserver/apiserver.hpp>
 
 #include "crd_install.hpp"
@@ -53,62 +55,95 @@ using kube::test_support::Eventually;
 
 const GroupVersionResource kEvents{"", "v1", "events"};
 
-ObjectPtr Parse(const std::string& json) {
-  auto obj = Object::Parse(json);
-  EXPECT_TRUE(obj.ok()) << json;
-  return obj.ok() ? *obj : nullptr;
+TEST(WebsiteSpec, AbsentFieldsTakeTheDefaultsAndWrongTypesDoNotDecode) {
+  auto w = api::FromJson<Website>(R"({"spec":{"content":"c"}})");
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  EXPECT_EQ(w->spec.Image(), "nginx:1.27");
+  EXPECT_EQ(w->spec.Replicas(), 1);
+  EXPECT_EQ(w->spec.content, "c");
+  w = api::FromJson<Website>(R"({"spec":{"image":"httpd:2","replicas":0}})");
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  EXPECT_EQ(w->spec.Image(), "httpd:2");
+  EXPECT_EQ(w->spec.Replicas(), 0);
+  // An explicit zero is written back (scaled to zero), not omitted and defaulted to 1 again.
+  EXPECT_EQ(api::ToJson(w->spec), R"({"image":"httpd:2","replicas":0})");
+  for (const char* bad : {R"({"spec":{"replicas":"2"}})", R"({"spec":{"image":3}})", R"({"spec":{"content":[]}})"}) {
+    auto r = api::FromJson<Website>(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_TRUE(IsBadRequest(r.error())) << bad;
+    EXPECT_EQ(r.error().message.rfind("spec.", 0), 0u) << r.error().message;  // names the field
+  }
 }
 
-TEST(WebsiteSpec, MissingFieldsTakeTheDefaultsAndWrongOnesAreInvalid) {
-  auto spec = WebsiteSpec::From(*Parse(R"({"spec":{"content":"c"}})"));
-  ASSERT_TRUE(spec.ok());
-  EXPECT_EQ(spec->image, "nginx:1.27");
-  EXPECT_EQ(spec->replicas, 1);
-  EXPECT_EQ(spec->content, "c");
-  spec = WebsiteSpec::From(*Parse(R"({"spec":{"image":"httpd:2","replicas":0}})"));
-  ASSERT_TRUE(spec.ok());
-  EXPECT_EQ(spec->image, "httpd:2");
-  EXPECT_EQ(spec->replicas, 0);
-  for (const char* bad : {R"({"spec":{"replicas":-1}})", R"({"spec":{"replicas":"2"}})", R"({"spec":{"image":3}})",
-                          R"({"spec":{"content":[]}})"}) {
-    auto r = WebsiteSpec::From(*Parse(bad));
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_TRUE(IsInvalid(r.error())) << bad;
+TEST(WebsiteCrd, DeclaresTheSchemaDefaultsSubresourcesAndPrinterColumns) {
+  const boost::json::object crd = api::CrdOf<Website>();
+  EXPECT_EQ(crd.at("metadata").at("name").as_string(), kWebsiteCrdName);
+  EXPECT_EQ(crd.at("spec").at("scope"), "Namespaced");
+  EXPECT_EQ(crd.at("spec").at("names").at("shortNames"), boost::json::parse(R"(["ws"])"));
+  const auto& version = crd.at("spec").at("versions").at(0);
+  EXPECT_EQ(version.at("subresources"),
+            boost::json::parse(R"({"status":{},"scale":{"specReplicasPath":".spec.replicas",)"
+                               R"("statusReplicasPath":".status.readyReplicas"}})"));
+  std::vector<std::string> columns;
+  for (const auto& c : version.at("additionalPrinterColumns").as_array()) {
+    columns.push_back(std::string(c.at("name").as_string()) + " " + std::string(c.at("jsonPath").as_string()));
+  }
+  EXPECT_EQ(columns, (std::vector<std::string>{"Replicas .spec.replicas", "Ready .status.readyReplicas",
+                                               "Image .spec.image", "Age .metadata.creationTimestamp"}));
+  const auto& props = version.at("schema").at("openAPIV3Schema").at("properties");
+  const auto& spec = props.at("spec").at("properties");
+  EXPECT_EQ(spec.at("image").at("default"), "nginx:1.27");
+  EXPECT_EQ(spec.at("replicas").at("type"), "integer");
+  EXPECT_EQ(spec.at("replicas").at("minimum"), 0);
+  EXPECT_EQ(spec.at("replicas").at("default"), 1);
+  EXPECT_EQ(spec.at("content").at("type"), "string");
+  const auto& status = props.at("status").at("properties");
+  for (const char* field : {"observedGeneration", "readyReplicas", "url", "conditions"}) {
+    EXPECT_TRUE(status.as_object().contains(field)) << field;
   }
 }
 
 TEST(ReadyFromDeployment, ReadyOnlyWhenTheCurrentGenerationIsObservedAndAllReplicasAreAvailable) {
-  auto dep = [](int generation, int observed, int available, int ready) {
-    return Parse(R"({"metadata":{"generation":)" + std::to_string(generation) + R"(},"status":{"observedGeneration":)" +
-                 std::to_string(observed) + R"(,"availableReplicas":)" + std::to_string(available) +
-                 R"(,"readyReplicas":)" + std::to_string(ready) + "}}");
+  auto dep = [](int64_t generation, int64_t observed, int32_t available, int32_t ready) {
+    api::apps::v1::Deployment d;
+    d.metadata.generation = generation;
+    d.status.observedGeneration = observed;
+    d.status.availableReplicas = available;
+    d.status.readyReplicas = ready;
+    return d;
   };
-  ReadyState s = ReadyFromDeployment(*dep(2, 1, 3, 3), 3);
+  ReadyState s = ReadyFromDeployment(dep(2, 1, 3, 3), 3);
   EXPECT_FALSE(s.ready);
   EXPECT_EQ(s.reason, "RolloutPending");
-  s = ReadyFromDeployment(*dep(2, 2, 1, 2), 3);
+  s = ReadyFromDeployment(dep(2, 2, 1, 2), 3);
   EXPECT_FALSE(s.ready);
   EXPECT_EQ(s.reason, "Progressing");
   EXPECT_EQ(s.message, "1/3 replicas available");
   EXPECT_EQ(s.ready_replicas, 2);
-  s = ReadyFromDeployment(*dep(2, 2, 3, 3), 3);
+  s = ReadyFromDeployment(dep(2, 2, 3, 3), 3);
   EXPECT_TRUE(s.ready);
   EXPECT_EQ(s.reason, "Available");
   // Scaled to zero: nothing to wait for.
-  s = ReadyFromDeployment(*Parse(R"({"metadata":{"generation":1},"status":{"observedGeneration":1}})"), 0);
+  api::apps::v1::Deployment zero;
+  zero.metadata.generation = 1;
+  zero.status.observedGeneration = 1;
+  s = ReadyFromDeployment(zero, 0);
   EXPECT_TRUE(s.ready);
   // A Deployment the controller has not seen yet (no status at all).
-  s = ReadyFromDeployment(*Parse(R"({"metadata":{"generation":1}})"), 0);
+  api::apps::v1::Deployment unseen;
+  unseen.metadata.generation = 1;
+  s = ReadyFromDeployment(unseen, 0);
   EXPECT_FALSE(s.ready);
   EXPECT_EQ(s.reason, "RolloutPending");
 }
 
-// One operator process: a Manager (optionally leader-elected), its event recorder and the
-// Website controller, run on a thread until Stop.
+// One operator process, as main.cpp sets it up: a Manager (optionally leader-elected, with
+// read-your-writes), its event recorder and the Website controller, run on a thread until Stop.
 class Operator {
  public:
   Operator(std::shared_ptr<client::RestClient> rest, controller::LeaderElectionOptions election = {}) {
-    auto mgr = controller::Manager::Create({.rest = rest, .leader_election = std::move(election)});
+    auto mgr = controller::Manager::Create(
+        {.rest = rest, .leader_election = std::move(election), .client = {.read_your_writes = true}});
     EXPECT_TRUE(mgr.ok()) << mgr.error().message;
     if (!mgr.ok()) return;
     mgr_ = std::move(mgr).value();
@@ -153,7 +188,7 @@ class CrdOperatorTest : public ::testing::Test {
     rest_ = started->rest;
     auto crd = InstallWebsiteCrd(rest_, {}, {.poll_interval = 20ms});
     ASSERT_TRUE(crd.ok()) << crd.error().message;
-    ASSERT_TRUE(IsEstablished(**crd));
+    ASSERT_TRUE(IsEstablished(*crd));
   }
   void TearDown() override {
     operators_.clear();
@@ -166,9 +201,13 @@ class CrdOperatorTest : public ::testing::Test {
     return *operators_.back();
   }
 
-  client::Api Websites() const { return client::Api(rest_, kWebsites, "default"); }
-  client::Api ConfigMaps() const { return client::Api(rest_, kConfigMaps, "default"); }
-  client::Api Deployments() const { return client::Api(rest_, kDeployments, "default"); }
+  client::Api Websites() const { return client::Api(rest_, client::ResourceOf<Website>(), "default"); }
+  client::Api ConfigMaps() const {
+    return client::Api(rest_, client::ResourceOf<api::core::v1::ConfigMap>(), "default");
+  }
+  client::Api Deployments() const {
+    return client::Api(rest_, client::ResourceOf<api::apps::v1::Deployment>(), "default");
+  }
 
   ObjectPtr CreateWebsite(const std::string& name, int replicas, const std::string& content) {
     auto obj = Object::Parse(R"({"apiVersion":"example.kubecpp.io/v1","kind":"Website","metadata":{"name":")" + name +
@@ -250,7 +289,7 @@ class CrdOperatorTest : public ::testing::Test {
 TEST_F(CrdOperatorTest, InstallCrdIsIdempotentAndServesTheSchemaDefaults) {
   auto again = InstallWebsiteCrd(rest_, {}, {.poll_interval = 20ms});
   ASSERT_TRUE(again.ok()) << again.error().message;
-  EXPECT_TRUE(IsEstablished(**again));
+  EXPECT_TRUE(IsEstablished(*again));
   auto created = CreateWebsite("defaults", 1, "x");
   ASSERT_NE(created, nullptr);
   EXPECT_EQ(created->GetString("/spec/image"), "nginx:1.27");  // the CRD's schema default
@@ -386,6 +425,35 @@ TEST_F(CrdOperatorTest, SpecChangeUpdatesChildrenAndBumpsObservedGeneration) {
   const auto events = EventsOf("blog");
   EXPECT_EQ(std::count(events.begin(), events.end(), "Updated Updated ConfigMap blog-content"), 1) << events.size();
   EXPECT_EQ(std::count(events.begin(), events.end(), "Updated Updated Deployment blog"), 1) << events.size();
+}
+
+TEST_F(CrdOperatorTest, ScaleSubresourceScalesTheDeploymentDownToZero) {
+  Operator& op = NewOperator();
+  op.Start();
+  ASSERT_NE(CreateWebsite("scaled", 2, "x"), nullptr);
+  ASSERT_TRUE(Eventually([&] {
+    ObjectPtr dep = GetOrNull(Deployments(), "scaled");
+    return dep != nullptr && dep->GetInt("/spec/replicas") == 2;
+  }));
+  // kubectl scale website scaled --replicas=0: the scale subresource writes .spec.replicas.
+  auto scaled = Websites().Patch("scaled", PatchType::kMerge, R"({"spec":{"replicas":0}})", {}, "scale");
+  ASSERT_TRUE(scaled.ok()) << scaled.error().message;
+  ASSERT_TRUE(Eventually([&] {
+    ObjectPtr dep = GetOrNull(Deployments(), "scaled");
+    return dep != nullptr && dep->GetInt("/spec/replicas") == 0;
+  }));
+  SetDeploymentStatus("scaled", 0);
+  ObjectPtr ws;
+  ASSERT_TRUE(Eventually([&] {
+    ws = GetOrNull(Websites(), "scaled");
+    return ws != nullptr && Cond(*ws, "status") == "True";
+  }));
+  EXPECT_EQ(ws->GetInt("/spec/replicas"), 0);  // the status write kept the explicit zero
+  EXPECT_EQ(ws->GetInt("/status/readyReplicas"), 0);
+  EXPECT_EQ(Cond(*ws, "message"), "0/0 replicas available");
+  auto scale = Websites().GetSubresource("scaled", "scale");
+  ASSERT_TRUE(scale.ok()) << scale.error().message;
+  EXPECT_EQ((*scale)->GetInt("/status/replicas"), 0);
 }
 
 TEST_F(CrdOperatorTest, DeletingTheWebsiteRemovesItsChildrenThroughGarbageCollection) {

@@ -241,7 +241,8 @@ boost::json::object CrdDocument(std::string_view group, std::string_view version
 template <class T>
 boost::json::object OpenApiSchemaOf() {
   boost::json::object schema = internal::StructSchema<T>();
-  // apiVersion, kind and metadata are the API server's: their schemas are fixed.
+  // apiVersion, kind and metadata are the API server's: their schemas are fixed. `spec` is
+  // always encoded but, as controller-gen's `json:"spec,omitempty"`, not required.
   auto& props = schema["properties"].as_object();
   props["apiVersion"] = internal::ScalarSchema("string");
   props["kind"] = internal::ScalarSchema("string");
@@ -249,7 +250,8 @@ boost::json::object OpenApiSchemaOf() {
   if (auto* req = schema.if_contains("required")) {
     boost::json::array kept;
     for (const auto& r : req->as_array()) {
-      if (r.as_string() != "metadata" && r.as_string() != "apiVersion" && r.as_string() != "kind") kept.push_back(r);
+      const std::string_view n = r.as_string();
+      if (n != "metadata" && n != "apiVersion" && n != "kind" && n != "spec") kept.push_back(r);
     }
     if (kept.empty()) {
       schema.erase("required");

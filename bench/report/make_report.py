@@ -9,12 +9,16 @@ DIR is what scripts/bench wrote (standard library only; nothing here measures an
                          load_end, compiler, reps, quick, areas, build_dir
   <area>.status          "skipped: ..." / "failed: ..." lines the runner wants in the report
   gbench/<name>.json     Google Benchmark --benchmark_format=json output (with repetitions)
+  gbench/typed_codec_bench.<r>.json  run r (one repetition) of bench/api/typed_codec_bench
   text/<name>.<r>.txt    run r of a binary with its own main (cache_bench, controller_bench):
                          "<metric> <number> [unit ...]" or "<name> key=value ..." lines
   text/go_workqueue.<r>.txt  repetition r of bench/peers/go/workqueue (client-go's algorithms in
                          Go): "<benchmark> metric=value ..." lines, shown beside workqueue_bench
   text/go_informer.<r>.txt   run r of bench/peers/go/informer: cache_bench's line names, shown
                          beside the fifo and informer tables
+  text/cgdecode_<fixture>.<r>.txt  run r of ../shared/peers/bin/cgdecode (client-go's typed codecs)
+                         on testdata/<fixture>.json, interleaved with typed_codec_bench's run r:
+                         "decode kind=Pod bytes=N ns_per_op=..." and "encode ..." lines
   peers.jsonl            peer_loader records of the "peers" area (bench/peers/table.py)
   scaling.jsonl          peer_loader records of the "scaling" area
   python_decode.jsonl    python_client.py --decode-events records
@@ -45,8 +49,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import table as peers_table  # noqa: E402  (bench/peers/table.py)
 import gnuplot  # noqa: E402  (bench/report/gnuplot.py)
 
-AREAS = ["workqueue", "fifo", "informer", "decode", "parse", "server", "fanout", "reconcile",
-         "peers", "scaling"]
+AREAS = ["workqueue", "fifo", "informer", "decode", "parse", "typed", "server", "fanout",
+         "reconcile", "peers", "scaling"]
 
 AREA_TITLES = {
     "workqueue": "Workqueue (`workqueue_bench`)",
@@ -54,6 +58,7 @@ AREA_TITLES = {
     "informer": "Informer over a fake ListerWatcher (`cache_bench`)",
     "decode": "Watch decode (`client_bench`, `object_bench BM_WatchEventDecode`, Python client)",
     "parse": "Object parse (`object_bench`)",
+    "typed": "Typed JSON codecs beside client-go (`typed_codec_bench`, `cgdecode`)",
     "server": "API server storage and HTTP (`apiserver_storage_bench`, `apiserver_server_bench`)",
     "fanout": "Watch fan-out (`apiserver_server_bench BM_WatchFanout*`)",
     "reconcile": "Reconcile throughput and latency (`controller_bench`)",
@@ -347,10 +352,11 @@ def section(area, raw, ctx):
         rows, nruns = text_table(raw, "controller_bench", lambda r: True)
         if nruns == 0:
             notes.append("- `controller_bench`: no results (not run or failed).")
-    elif area in ("peers", "scaling"):
+    elif area in ("peers", "scaling", "typed"):
         if read_status(raw, area):
             lines.append("")
-        return lines + (peers_section(raw, ctx) if area == "peers" else scaling_section(raw, ctx))
+        make = {"peers": peers_section, "scaling": scaling_section, "typed": typed_section}[area]
+        return lines + make(raw, ctx)
     lines += notes
     if rows:
         if notes or read_status(raw, area):
@@ -455,6 +461,115 @@ def peers_section(raw, ctx):
     if not recs:
         return lines + ["- no peer results (not run or failed).", ""]
     lines += [peers_table.make_table(recs), "", CLIENT_GO_INFORMER[0], ""]
+    return lines
+
+
+# typed_codec_bench's benchmark suffix -> the testdata/ fixture it codes (and cgdecode's file).
+TYPED_FIXTURES = [("Pod4k", "pod_4k"), ("Pod15k", "pod_15k"), ("Deployment", "deployment_15k")]
+TYPED_TARGET = 3.0  # client-go ns / kubecpp ns
+NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def run_index(path):
+    """r of ".../<name>.<r>.<ext>" (0 when it is not a number)."""
+    r = path.rsplit(".", 2)[-2]
+    return int(r) if r.isdigit() else 0
+
+
+def typed_runs(raw):
+    """({(fixture, op): {run: (ns, bytes)}} for kubecpp, the same for client-go, error lines)."""
+    kube, cg, errors = {}, {}, []
+    ops = {"Decode": "decode", "Encode": "encode"}
+    for path in glob.glob(os.path.join(raw, "gbench", "typed_codec_bench.*.json")):
+        r = run_index(path)
+        data, errs = load_gbench(path)
+        errors += ["run %d: %s" % (r, e) for e in errs]
+        for bench, metrics in data.items():
+            m = re.match(r"^BM_Typed(Decode|Encode)_(\w+)", bench)
+            fixture = dict(TYPED_FIXTURES).get(m.group(2)) if m else None
+            if not fixture:
+                continue
+            for metric, values in metrics.items():
+                unit = re.match(r"^real time \((\w+)\)$", metric)
+                if unit and unit.group(1) in NS_PER_UNIT:
+                    ns = values[0] * NS_PER_UNIT[unit.group(1)]
+                    nbytes = metrics.get("bytes", [None])[0]
+                    kube.setdefault((fixture, ops[m.group(1)]), {})[r] = (ns, nbytes)
+    for path in glob.glob(os.path.join(raw, "text", "cgdecode_*.txt")):
+        fixture = os.path.basename(path)[len("cgdecode_"):].split(".")[0]
+        with open(path) as f:
+            parsed = parse_text_run(f.read())
+        for op in ("decode", "encode"):
+            if (op, "ns_per_op") in parsed:
+                cg.setdefault((fixture, op), {})[run_index(path)] = (
+                    parsed[(op, "ns_per_op")], parsed.get((op, "bytes")))
+    return kube, cg, errors
+
+
+def median_range(values):
+    med, lo, hi, n = summary(values)
+    return fmt_num(med) if n == 1 else "%s [%s-%s]" % (fmt_num(med), fmt_num(lo), fmt_num(hi))
+
+
+def typed_section(raw, ctx):
+    """kubecpp's typed decode/encode beside client-go's, run by run (scripts/bench --areas typed)."""
+    kube, cg, errors = typed_runs(raw)
+    lines = ["- `typed_codec_bench` error: %s" % e for e in errors]
+    if not kube and not cg:
+        return lines + ["- no typed codec results (not run or failed; see the runner's lines).", ""]
+    with_cg = bool(cg)
+    if not with_cg:
+        lines.append("- client-go (`cgdecode`): no results, so only kubecpp is shown.")
+    if lines:
+        lines.append("")
+    if with_cg:
+        lines += ["| fixture | op | JSON bytes | kubecpp ns/op median [min-max] | client-go ns/op median "
+                  "[min-max] | runs | speed-up (client-go / kubecpp) | target >= %gx |" % TYPED_TARGET,
+                  "|---|---|---|---|---|---|---|---|"]
+    else:
+        lines += ["| fixture | op | JSON bytes | kubecpp ns/op median [min-max] | runs |", "|---|---|---|---|---|"]
+    for _, fixture in TYPED_FIXTURES:
+        for op in ("decode", "encode"):
+            k, g = kube.get((fixture, op), {}), cg.get((fixture, op), {})
+            if not k and not g:
+                continue
+            sizes = []
+            for side in (k, g):
+                b = next((b for _, b in side.values() if b is not None), None)
+                if b is not None and b not in sizes:
+                    sizes.append(b)
+            # encode: the bytes each side wrote, when they differ (kubecpp's first)
+            size_txt = " / ".join("{:,.0f}".format(b) for b in sizes) or "-"
+            k_txt = median_range([ns for ns, _ in k.values()]) if k else "-"
+            if not with_cg:
+                lines.append("| `%s` | %s | %s | %s | %d |" % (fixture, op, size_txt, k_txt, len(k)))
+                continue
+            g_txt = median_range([ns for ns, _ in g.values()]) if g else "-"
+            ratios = [g[r][0] / k[r][0] for r in sorted(set(k) & set(g)) if k[r][0] > 0]
+            if ratios:
+                speedup = statistics.median(ratios)
+                sp_txt = "%.2fx" % speedup if len(ratios) == 1 else "%.2fx [%.2f-%.2f]" % (
+                    speedup, min(ratios), max(ratios))
+                target = "met" if speedup >= TYPED_TARGET else "not met"
+            else:
+                sp_txt, target = "-", "-"
+            lines.append("| `%s` | %s | %s | %s | %s | %d / %d | %s | %s |" % (
+                fixture, op, size_txt, k_txt, g_txt, len(k), len(g), sp_txt, target))
+    lines.append("")
+    lines.append("Typed JSON decode of `testdata/<fixture>.json` into the generated structs "
+                 "(`kube::api::FromJson<T>`; client-go: `scheme.Codecs.UniversalDeserializer()`) and "
+                 "encode of the decoded object back to JSON (`kube::api::ToJson`; client-go's JSON "
+                 "serializer), one object per operation, same fixtures, in the same run%s." % (
+                     ": each run is one `typed_codec_bench` process (wall-clock real time per "
+                     "iteration) followed by one `cgdecode` process per fixture (`-reps 1`)" if with_cg else ""))
+    if with_cg:
+        lines.append("")
+        lines.append("Speed-up = the median over runs of the paired ratio client-go ns/op / kubecpp "
+                     "ns/op of the same run (not the ratio of the medians), with the ratios' [min-max]; "
+                     "> 1 means kubecpp is faster; the target is met when that median is >= %gx. "
+                     "\"runs\" = kubecpp / client-go; \"JSON bytes\" = the fixture's size for decode, "
+                     "the output's for encode (kubecpp / client-go when they differ)." % TYPED_TARGET)
+    lines.append("")
     return lines
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Tests of bench/report/make_report.py (issue 10) on fixed raw results: medians, spreads, the
-client-go ratios, the parsing of custom-main output, absent areas, the docs block and the plots.
+client-go ratios, the parsing of custom-main output, absent areas, the docs block, the plots and
+the typed area's table beside client-go's cgdecode.
 
 Run: /usr/bin/python3 tests/bench/report_test.py (standard library unittest; ctest runs it).
 """
@@ -312,6 +313,92 @@ class PeersAndScaling(Fixture):
                 self.assertIn("sqlite creates_per_s", f.read())  # underscores not taken as subscripts
         else:
             self.assertIn("no plot (gnuplot", rep)
+
+
+class TypedCodecs(Fixture):
+    """The typed area: typed_codec_bench run r beside cgdecode run r on the same fixtures."""
+
+    def kube_run(self, r, times, unit="ns"):
+        """gbench/typed_codec_bench.<r>.json with {benchmark suffix: (real_time, bytes)}."""
+        benches = [gbench_entry(name, 0, t, unit=unit, bytes=b) for name, (t, b) in times.items()]
+        write(os.path.join(self.raw, "gbench", "typed_codec_bench.%d.json" % r),
+              json.dumps({"benchmarks": benches}))
+
+    def cg_run(self, r, fixture, decode_ns, encode_ns, decode_bytes=4726, encode_bytes=4726):
+        write(os.path.join(self.raw, "text", "cgdecode_%s.%d.txt" % (fixture, r)),
+              "decode kind=Pod bytes=%d ns_per_op=%.0f mb_per_s=12.3 allocs_per_op=180 bytes_per_op=9000\n"
+              "encode kind=Pod bytes=%d ns_per_op=%.0f mb_per_s=45.6\n"
+              % (decode_bytes, decode_ns, encode_bytes, encode_ns))
+
+    def setUp(self):
+        super().setUp()
+        self.meta("parse typed")
+        # pod_4k decode: kubecpp 1000 / 2000 / 1500 ns, client-go 4000 / 5000 / 3000: paired ratios
+        # 4, 2.5, 2 (median 2.5, not the ratio of the medians 4000 / 1500 = 2.67); encode: kubecpp
+        # 100 ns each run, client-go 400 / 300 / 500: ratios 4, 3, 5.
+        for r, (kd, gd, ge) in enumerate([(1000, 4000, 400), (2000, 5000, 300), (1500, 3000, 500)], 1):
+            self.kube_run(r, {"BM_TypedDecode_Pod4k": (kd, 4726), "BM_TypedEncode_Pod4k": (100, 4700),
+                              "BM_TypedDecode_Deployment": (3000, 15000)})
+            self.cg_run(r, "pod_4k", gd, ge)
+
+    def test_rows_pair_the_runs_and_take_the_median_of_the_ratios(self):
+        rep = self.report()
+        row = row_of(rep, "`pod_4k`", "decode")
+        self.assertEqual(row[2:8], ["4,726", "1,500 [1,000-2,000]", "4,000 [3,000-5,000]", "3 / 3",
+                                    "2.50x [2.00-4.00]", "not met"])
+        row = row_of(rep, "`pod_4k`", "encode")
+        # the encoded sizes differ: kubecpp's first
+        self.assertEqual(row[2:8], ["4,700 / 4,726", "100 [100-100]", "400 [300-500]", "3 / 3",
+                                    "4.00x [3.00-5.00]", "met"])
+        self.assertIn("median over runs of the paired ratio", rep)
+        self.assertIn("not the ratio of the medians", rep)
+        self.assertIn("target >= 3x", rep)
+        self.assertIn("Typed JSON decode of `testdata/<fixture>.json` into the generated structs", rep)
+
+    def test_a_fixture_client_go_did_not_run_has_no_ratio(self):
+        row = row_of(self.report(), "`deployment_15k`", "decode")
+        self.assertEqual(row[3:8], ["3,000 [3,000-3,000]", "-", "3 / 0", "-", "-"])
+
+    def test_only_runs_present_on_both_sides_are_paired(self):
+        os.remove(os.path.join(self.raw, "text", "cgdecode_pod_4k.2.txt"))
+        row = row_of(self.report(), "`pod_4k`", "decode")
+        # runs 1 and 3: ratios 4 and 2
+        self.assertEqual(row[5:8], ["3 / 2", "3.00x [2.00-4.00]", "met"])
+
+    def test_time_units_are_converted_to_ns(self):
+        for r in (1, 2, 3):
+            self.kube_run(r, {"BM_TypedDecode_Pod15k": (10.0, 15000)}, unit="us")
+            self.cg_run(r, "pod_15k", 50000, 20000, 15000, 15000)
+        row = row_of(self.report(), "`pod_15k`", "decode")
+        self.assertEqual(row[3:8], ["10,000 [10,000-10,000]", "50,000 [50,000-50,000]", "3 / 3",
+                                    "5.00x [5.00-5.00]", "met"])
+
+    def test_without_cgdecode_the_table_says_so_and_shows_kubecpp_only(self):
+        shutil.rmtree(os.path.join(self.raw, "text"))
+        write(os.path.join(self.raw, "typed.status"),
+              "skipped: the client-go column (../shared/peers/bin/cgdecode not found)\n")
+        rep = self.report()
+        typed = rep.split("### Typed JSON codecs")[1]
+        self.assertIn("- skipped: the client-go column (../shared/peers/bin/cgdecode not found)", typed)
+        self.assertIn("- client-go (`cgdecode`): no results, so only kubecpp is shown.", typed)
+        self.assertEqual(row_of(typed, "`pod_4k`", "decode")[2:], ["4,726", "1,500 [1,000-2,000]", "3"])
+        self.assertNotIn("client-go ns/op", typed)
+        self.assertNotIn("speed-up", typed)
+
+    def test_the_area_follows_parse_and_absent_results_are_not_fatal(self):
+        shutil.rmtree(os.path.join(self.raw, "text"))
+        shutil.rmtree(os.path.join(self.raw, "gbench"))
+        rep = self.report()
+        self.assertLess(rep.index("### Object parse"), rep.index("### Typed JSON codecs"))
+        self.assertIn("- no typed codec results (not run or failed", rep)
+        self.assertNotIn("| `pod_4k`", rep)
+
+    def test_benchmark_errors_are_listed(self):
+        write(os.path.join(self.raw, "gbench", "typed_codec_bench.1.json"), json.dumps({"benchmarks": [
+            dict(gbench_entry("BM_TypedDecode_Pod4k", 0, 1.0), error_occurred=True, error_message="bad json")]}))
+        rep = self.report()
+        self.assertIn("- `typed_codec_bench` error: run 1: BM_TypedDecode_Pod4k: bad json", rep)
+        self.assertEqual(row_of(rep, "`pod_4k`", "decode")[5], "2 / 3")
 
 
 class WriteDocs(Fixture):

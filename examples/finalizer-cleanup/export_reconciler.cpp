@@ -1,51 +1,48 @@
 #include "export_reconciler.hpp"
 
-#include <map>
 #include <string>
+#include <string_view>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace kube::examples::finalizer_cleanup {
 namespace {
 
+using api::core::v1::ConfigMap;
 using controller::EventType;
 using controller::ReconcileResult;
 
-bool Labelled(const Object& obj) { return obj.Labels().Get(kExportLabel) == "true"; }
+bool Labelled(const ConfigMap& cm) {
+  const auto it = cm.metadata.labels.find(std::string(kExportLabel));
+  return it != cm.metadata.labels.end() && it->second == "true";
+}
 
+// The predicate's view: the cached object's metadata, which costs no decode.
 bool Interesting(const ObjectPtr& obj) {
-  return obj != nullptr && (Labelled(*obj) || obj->Finalizers().Contains(kCleanupFinalizer));
+  return obj != nullptr && (obj->Labels().Get(kExportLabel) == "true" || obj->Finalizers().Contains(kCleanupFinalizer));
 }
 
-// The string entries of `data` (binaryData is not exported).
-std::map<std::string, std::string> DataOf(const Object& cm) {
-  std::map<std::string, std::string> files;
-  const auto data = cm.Get("/data");
-  if (!data || !data->is_object()) return files;
-  for (const auto& [key, value] : data->as_object()) {
-    if (value.is_string()) files.emplace(std::string(key), std::string(value.as_string()));
-  }
-  return files;
-}
-
-// Writes `cm` with `finalizer` added or removed (Update with its resourceVersion: a concurrent
-// change is a Conflict, and the retry re-reads).
-Result<ObjectPtr> WriteFinalizer(controller::Client& client, const Object& cm, bool add) {
-  ObjectBuilder b(cm);
-  if (add) {
-    b.AddFinalizer(kCleanupFinalizer);
-  } else {
-    b.RemoveFinalizer(kCleanupFinalizer);
-  }
-  auto built = b.Build();
-  if (!built) return std::move(built).error();
-  return client.Update(**built);
+// Records an event about `cm`. The recorder takes a kube::Object and copies only the involved
+// object's apiVersion, kind, namespace, name, uid and resourceVersion, so only those are
+// converted (not the exported data).
+void Record(controller::EventRecorder& recorder, const ConfigMap& cm, EventType type, std::string_view reason,
+            std::string_view message) {
+  ConfigMap involved;
+  involved.metadata.name = cm.metadata.name;
+  involved.metadata.namespace_ = cm.metadata.namespace_;
+  involved.metadata.uid = cm.metadata.uid;
+  involved.metadata.resourceVersion = cm.metadata.resourceVersion;
+  auto obj = api::ToObject(involved);
+  if (!obj.ok()) return;  // a typed value always converts (see ToObject)
+  recorder.Event(**obj, type, reason, message);
 }
 
 }  // namespace
 
 Result<ReconcileResult> ExportReconciler::Reconcile(controller::ReconcileContext& ctx,
                                                     const controller::Request& request) {
-  auto got = client_.Get(kConfigMaps, request.key, ctx.stop);
+  auto got = client_.Get<ConfigMap>(request.key, ctx.stop);
   if (!got) {
     if (!IsNotFound(got.error())) return std::move(got).error();
     // Gone. Normally the finalizer cleaned up first; a forced deletion (finalizers removed by
@@ -55,42 +52,47 @@ Result<ReconcileResult> ExportReconciler::Reconcile(controller::ReconcileContext
     if (*removed) ctx.log.Info("removed files of a deleted configmap");
     return ReconcileResult::Done();
   }
-  ObjectPtr cm = *got;
-  if (!Labelled(*cm) || cm->IsBeingDeleted()) return CleanUp(ctx, *cm);
+  ConfigMap& cm = *got;
+  if (!Labelled(cm) || cm.metadata.deletionTimestamp) return CleanUp(ctx, cm);
 
-  if (!cm->Finalizers().Contains(kCleanupFinalizer)) {
-    // The finalizer goes on before the first file is written: a deletion can never miss files.
-    auto updated = WriteFinalizer(client_, *cm, /*add=*/true);
+  // The finalizer goes on before the first file is written: a deletion can never miss files.
+  // The Update carries the read resourceVersion: a concurrent change is a Conflict, and the
+  // retry re-reads.
+  if (controller::AddFinalizer(cm, kCleanupFinalizer)) {
+    auto updated = client_.Update(cm);
     if (!updated) return std::move(updated).error();
-    cm = *updated;
+    cm = std::move(*updated);
     ctx.log.Info("added finalizer", {{"finalizer", kCleanupFinalizer}});
   }
-  auto synced = store_.Sync(cm->Namespace(), cm->Name(), DataOf(*cm));
+  // Only `data` is exported (not binaryData).
+  auto synced = store_.Sync(cm.metadata.namespace_, cm.metadata.name, cm.data);
   if (!synced) {
-    recorder_.Event(*cm, EventType::kWarning, "ExportFailed", synced.error().message);
+    Record(recorder_, cm, EventType::kWarning, "ExportFailed", synced.error().message);
     if (IsBadRequest(synced.error())) return controller::TerminalError(std::move(synced).error());
     return std::move(synced).error();
   }
   if (synced->Changed()) {
-    recorder_.Eventf(*cm, EventType::kNormal, "Exported", "wrote {} file(s), removed {}", synced->written,
-                     synced->removed);
+    Record(recorder_, cm, EventType::kNormal, "Exported",
+           fmt::format("wrote {} file(s), removed {}", synced->written, synced->removed));
     ctx.log.Info("exported", {{"written", synced->written}, {"removed", synced->removed}});
   }
   return ReconcileResult::Done();
 }
 
-Result<ReconcileResult> ExportReconciler::CleanUp(controller::ReconcileContext& ctx, const Object& cm) {
+Result<ReconcileResult> ExportReconciler::CleanUp(controller::ReconcileContext& ctx, ConfigMap& cm) {
   // Without our finalizer there is nothing of ours to clean: never exported, or done already.
-  if (!cm.Finalizers().Contains(kCleanupFinalizer)) return ReconcileResult::Done();
-  auto removed = store_.Remove(cm.Namespace(), cm.Name());
+  if (!controller::ContainsFinalizer(cm, kCleanupFinalizer)) return ReconcileResult::Done();
+  auto removed = store_.Remove(cm.metadata.namespace_, cm.metadata.name);
   if (!removed) {
-    recorder_.Event(cm, EventType::kWarning, "CleanupFailed", removed.error().message);
+    Record(recorder_, cm, EventType::kWarning, "CleanupFailed", removed.error().message);
     return std::move(removed).error();  // the finalizer stays; retried with backoff
   }
-  const std::string_view why = cm.IsBeingDeleted() ? "configmap is being deleted" : "export label removed";
-  recorder_.Eventf(cm, EventType::kNormal, "CleanedUp", "removed exported files: {}", why);
+  const std::string_view why = cm.metadata.deletionTimestamp ? "configmap is being deleted" : "export label removed";
+  Record(recorder_, cm, EventType::kNormal, "CleanedUp", fmt::format("removed exported files: {}", why));
   ctx.log.Info("cleaned up", {{"reason", why}});
-  auto updated = WriteFinalizer(client_, cm, /*add=*/false);
+  // Removing the last finalizer of a ConfigMap being deleted lets the API server delete it.
+  controller::RemoveFinalizer(cm, kCleanupFinalizer);
+  auto updated = client_.Update(cm);
   if (!updated && !IsNotFound(updated.error())) return std::move(updated).error();
   return ReconcileResult::Done();
 }
@@ -111,7 +113,7 @@ Result<std::shared_ptr<controller::Controller>> SetupExportController(controller
   if (options.controller.name.empty()) options.controller.name = "finalizer-cleanup";
   std::string name = options.controller.name;
   return controller::ControllerManagedBy(mgr)
-      .For(kConfigMaps, {ExportedOrGuarded()})
+      .For<ConfigMap>({ExportedOrGuarded()})
       .WithOptions(std::move(options.controller))
       .Named(std::move(name))
       .Complete(std::make_shared<ExportReconciler>(mgr.GetClient(), store, recorder));

@@ -3,11 +3,13 @@
 /// The finalizer-cleanup example's reconciler: ConfigMaps labelled
 /// `example.kubecpp.io/export=true` are written out as files by an `ExportStore`, guarded by the
 /// finalizer `example.kubecpp.io/cleanup-files`, so that the files are removed before the
-/// ConfigMap is deleted (or when the label is removed).
+/// ConfigMap is deleted (or when the label is removed). Written on the typed API
+/// (`kube::api::core::v1::ConfigMap`, `<kube/controller/typed.hpp>`'s finalizer helpers).
 
 #include <memory>
 #include <string_view>
 
+#include <kube/api/core/v1.hpp>
 #include <kube/kube.hpp>
 
 #include "export_store.hpp"
@@ -18,10 +20,11 @@ namespace kube::examples::finalizer_cleanup {
 inline constexpr std::string_view kExportLabel = "example.kubecpp.io/export";
 /// The finalizer that keeps a ConfigMap until its files are gone.
 inline constexpr std::string_view kCleanupFinalizer = "example.kubecpp.io/cleanup-files";
-/// The ConfigMap resource.
-inline const GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
+/// The ConfigMap resource (for dynamic-API callers such as the tests).
+inline const GroupVersionResource kConfigMaps = client::ResourceOf<api::core::v1::ConfigMap>();
 
-/// Reconciles one ConfigMap:
+/// Reconciles one ConfigMap. It is a plain Reconciler (not `AsReconciler`) because it also acts
+/// on keys whose ConfigMap is gone:
 /// - labelled and live: adds the finalizer (one Update) before the first write, then
 ///   `ExportStore::Sync`s its `data` (event `Exported` when files changed);
 /// - being deleted, or no longer labelled, while carrying the finalizer: removes the files (event
@@ -44,7 +47,7 @@ class ExportReconciler final : public controller::Reconciler {
                                                 const controller::Request& request) override;
 
  private:
-  Result<controller::ReconcileResult> CleanUp(controller::ReconcileContext& ctx, const Object& cm);
+  Result<controller::ReconcileResult> CleanUp(controller::ReconcileContext& ctx, api::core::v1::ConfigMap& cm);
 
   controller::Client& client_;
   ExportStore& store_;
@@ -52,7 +55,8 @@ class ExportReconciler final : public controller::Reconciler {
 };
 
 /// Passes events of ConfigMaps that are labelled for export or carry the cleanup finalizer
-/// (for updates: before or after), so unrelated ConfigMaps cost no reconcile.
+/// (for updates: before or after), so unrelated ConfigMaps cost no reconcile. It reads only the
+/// cached objects' metadata, so a ConfigMap it drops is never decoded into a typed value.
 controller::Predicate ExportedOrGuarded();
 
 /// Options of `SetupExportController`.
@@ -61,7 +65,7 @@ struct ExportControllerOptions {
   controller::ControllerOptions controller{};
 };
 
-/// Registers the controller (For ConfigMaps, filtered by `ExportedOrGuarded`) with `mgr`.
+/// Registers the controller (`For<ConfigMap>()`, filtered by `ExportedOrGuarded`) with `mgr`.
 /// **Lifetime:** `store` and `recorder` must outlive the manager's run.
 /// **Errors:** as `Builder::Complete`.
 Result<std::shared_ptr<controller::Controller>> SetupExportController(controller::Manager& mgr, ExportStore& store,

@@ -2,7 +2,7 @@
 // writes, stale files), and the reconciler run by a Manager against the in-process API server
 // (port 0): create -> files + finalizer; update -> files change; delete -> the ConfigMap stays
 // Terminating until its files are gone, then 404; removing the label cleans up; a failing cleanup
-// keeps the finalizer and is retried with backoff.
+// keeps the finalizer and is retried with backoff; a forced deletion leaves no files behind.
 #include <unistd.h>
 
 #include <algorithm>
@@ -358,6 +358,23 @@ TEST_F(FinalizerCleanupTest, FailingCleanupKeepsTheFinalizerAndIsRetriedWithBack
   store_->SetMode(ControlledStore::Mode::kPass);
   ASSERT_TRUE(Eventually([&] { return IsGone("stuck"); }));
   EXPECT_FALSE(fs::exists(DirOf("stuck")));
+}
+
+// A deletion that bypassed the cleanup (the finalizer removed by hand while the cleanup failed):
+// the reconcile of the vanished key still removes the files left behind.
+TEST_F(FinalizerCleanupTest, ForcedDeletionWithoutTheFinalizerStillRemovesLeftoverFiles) {
+  CreateConfigMap("forced", true, R"({"a":"1"})");
+  ASSERT_TRUE(Eventually([&] { return HasFile("forced", "a", "1"); }));
+  store_->SetMode(ControlledStore::Mode::kFail);
+  ASSERT_TRUE(ConfigMaps().Delete("forced").ok());
+  ASSERT_TRUE(Eventually([&] { return store_->RemoveCalls() >= 1; }));
+  auto forced = ConfigMaps().Patch("forced", PatchType::kMerge, R"({"metadata":{"finalizers":null}})");
+  ASSERT_TRUE(forced.ok() || IsNotFound(forced.error())) << forced.error().message;
+  ASSERT_TRUE(Eventually([&] { return IsGone("forced"); }));
+  EXPECT_TRUE(HasFile("forced", "a", "1"));  // the cleanup never succeeded
+
+  store_->SetMode(ControlledStore::Mode::kPass);
+  ASSERT_TRUE(Eventually([&] { return !fs::exists(DirOf("forced")); }));
 }
 
 }  // namespace

@@ -66,6 +66,10 @@ throw true try typedef typeid typename union unsigned using virtual void volatil
 xor xor_eq
 """.split())
 
+# Names that GNU dialects (-std=gnu++20, CMake's default) predefine as macros: a member so named
+# (core/v1 ContainerUser.linux) would not compile there.
+PREDEFINED_MACROS = {"linux", "unix", "i386"}
+
 # Types per generated .cpp file: keeps each translation unit small enough to build in parallel.
 TYPES_PER_SOURCE = 40
 
@@ -89,7 +93,7 @@ def member_name(json_name):
     name = json_name.lstrip("$").replace("-", "_")
     if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
         raise GenError("cannot map JSON field %r to a C++ identifier" % json_name)
-    if name in CPP_KEYWORDS:
+    if name in CPP_KEYWORDS or name in PREDEFINED_MACROS:
         name += "_"
     return name
 

@@ -84,6 +84,11 @@ class Rules(unittest.TestCase):
         f = self.field("io.k8s.api.example.v1.WidgetSpec", "template")
         self.assertEqual(f.member, "template_")
 
+    def test_names_gnu_dialects_predefine_as_macros_get_an_underscore(self):
+        self.assertEqual(apigen.member_name("linux"), "linux_")
+        self.assertEqual(apigen.member_name("unix"), "unix_")
+        self.assertEqual(apigen.member_name("linuxOptions"), "linuxOptions")
+
     def test_builtins_and_bytes(self):
         self.assertEqual(apigen.member_type(self.field("io.k8s.api.example.v1.WidgetSpec", "limits")),
                          "std::map<std::string, ::kube::api::Quantity>")

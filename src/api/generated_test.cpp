@@ -241,6 +241,41 @@ TEST(GeneratedTypes, RecursiveSchemaPropsAreBoxed) {
   ExpectSameJson(json, ToJson(*schema));
 }
 
+// A generated type's boxes copy and delete through the functions compiled in its library; a
+// user's type boxes inline. Both keep value semantics.
+struct LocalValue {
+  std::string s;
+  bool operator==(const LocalValue&) const = default;
+};
+template <class T>
+constexpr bool kOutOfLineBox = requires(const T& v, T* p) {
+  BoxClone(v);
+  BoxDestroy(p);
+};
+static_assert(kOutOfLineBox<corev1::Probe>);
+static_assert(kOutOfLineBox<appsv1::DeploymentSpec>);
+static_assert(!kOutOfLineBox<LocalValue>);
+
+TEST(GeneratedTypes, BoxesOfGeneratedAndUserTypesCopyDeeply) {
+  corev1::Container c;
+  c.livenessProbe.emplace().initialDelaySeconds = 5;
+  corev1::Container copy = c;
+  copy.livenessProbe->initialDelaySeconds = 6;
+  EXPECT_EQ(c.livenessProbe->initialDelaySeconds, 5);
+  EXPECT_NE(c, copy);
+  copy = c;
+  EXPECT_EQ(c, copy);
+  copy.livenessProbe.reset();
+  EXPECT_FALSE(copy.livenessProbe.has_value());
+  EXPECT_NE(c, copy);
+
+  Box<LocalValue> a(LocalValue{"x"});
+  Box<LocalValue> b = a;
+  b->s = "y";
+  EXPECT_EQ(a->s, "x");
+  EXPECT_FALSE(a == b);
+}
+
 TEST(GeneratedTypes, ListsDecodeTheirItems) {
   auto list = FromJson<corev1::PodList>(
       R"({"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"42","continue":"abc"},)"

@@ -440,6 +440,10 @@ def gen_header(model, gv, structs):
     # Forward declarations let a kind name its list type before the list is declared.
     for name in sorted(lists):
         lines.append("struct %s;" % name)
+    lines += ["", "// Heap copy and deletion of boxed values, compiled once in this library (kube::api::Box)."]
+    for name in sorted(lists):
+        lines.append("%s* BoxClone(const %s& v);" % (name, name))
+        lines.append("void BoxDestroy(%s* p) noexcept;" % name)
     lines.append("")
     for s in order:
         lines += gen_struct(s, lists)
@@ -457,6 +461,8 @@ def gen_struct(s, lists):
     else:
         lines.append("/// %s (%s/%s)." % (s.short, s.gv[0], s.gv[1]))
     lines.append("struct %s {" % s.short)
+    lines.append("  /// The schema's name in the OpenAPI document (the CRD schema of an embedded value).")
+    lines.append("  static constexpr std::string_view kOpenApiName = %s;" % cpp_string(s.name))
     if s.gvk:
         g = s.gvk
         lines.append("  static constexpr std::string_view kGroup = %s;" % cpp_string(g["group"]))
@@ -487,7 +493,8 @@ def gen_struct(s, lists):
     lines.append("  /// Members of the JSON object that this type does not declare, kept for the round trip.")
     lines.append("  ::kube::api::UnknownFields unknown_fields{};")
     lines.append("")
-    lines.append("  bool operator==(const %s&) const = default;" % s.short)
+    lines.append("  /// Member-wise equality (equality.Semantic, see kube/api/equality.hpp).")
+    lines.append("  bool operator==(const %s&) const;" % s.short)
     lines.append("};")
     lines.append("")
     return lines
@@ -502,6 +509,16 @@ def zero_test(f, expr):
     if t.cpp in ("int32_t", "int64_t", "double"):
         return "%s != 0" % expr
     raise GenError("field %s: omitempty is not supported for %s" % (f.json, t.cpp))
+
+
+def gen_special(s):
+    """The members kept out of the header so that a user's translation unit does not compile
+    them again: equality, and the heap copy and deletion a Box of the type uses."""
+    n = s.short
+    return ["bool %s::operator==(const %s&) const = default;" % (n, n),
+            "%s* BoxClone(const %s& v) { return new %s(v); }" % (n, n, n),
+            "void BoxDestroy(%s* p) noexcept { delete p; }" % n,
+            ""]
 
 
 def gen_decode(s):
@@ -581,6 +598,7 @@ def gen_sources(model, gv, structs):
             "",
         ]
         for s in chunk:
+            lines += gen_special(s)
             lines += gen_decode(s)
             lines += gen_encode(s)
         lines += ["}  // namespace kube::api::%s::%s" % gv, ""]

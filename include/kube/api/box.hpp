@@ -15,6 +15,10 @@ namespace kube::api {
 /// struct, and a header of many such members compiles in well under half the time of one with
 /// `std::optional<T>` (whose traits instantiate T's whole member tree). It owns a raw pointer
 /// for the same reason: `std::unique_ptr<T>` costs as much to instantiate as the optional.
+/// Copies and deletions of a generated type's boxes are compiled once, in the type's library:
+/// the generated header declares `T* BoxClone(const T&)` and `void BoxDestroy(T*)` beside each
+/// type, and a Box finds them by argument-dependent lookup. Without them (a user's own types)
+/// the box copies and deletes inline. Either way the behaviour is the same.
 /// **Thread-safety:** as for any value type.
 template <class T>
 class Box final {
@@ -53,20 +57,44 @@ class Box final {
   T* p_ = nullptr;  // owned; null when empty
 };
 
+namespace internal {
+
+/// A heap copy of `value`: the type's out-of-line BoxClone when it declares one.
 template <class T>
-Box<T>::Box(const T& value) : p_(new T(value)) {}
+T* BoxNew(const T& value) {
+  if constexpr (requires { BoxClone(value); }) {
+    return BoxClone(value);
+  } else {
+    return new T(value);
+  }
+}
+
+/// Deletes `p` (may be null): the type's out-of-line BoxDestroy when it declares one.
+template <class T>
+void BoxDelete(T* p) noexcept {
+  if constexpr (requires { BoxDestroy(p); }) {
+    if (p) BoxDestroy(p);
+  } else {
+    delete p;
+  }
+}
+
+}  // namespace internal
+
+template <class T>
+Box<T>::Box(const T& value) : p_(internal::BoxNew(value)) {}
 
 template <class T>
 Box<T>::Box(T&& value) : p_(new T(std::move(value))) {}
 
 template <class T>
-Box<T>::Box(const Box& other) : p_(other.p_ ? new T(*other.p_) : nullptr) {}
+Box<T>::Box(const Box& other) : p_(other.p_ ? internal::BoxNew(*other.p_) : nullptr) {}
 
 template <class T>
 Box<T>& Box<T>::operator=(const Box& other) {
   if (this != &other) {
-    T* copy = other.p_ ? new T(*other.p_) : nullptr;
-    delete p_;
+    T* copy = other.p_ ? internal::BoxNew(*other.p_) : nullptr;
+    internal::BoxDelete(p_);
     p_ = copy;
   }
   return *this;
@@ -75,7 +103,7 @@ Box<T>& Box<T>::operator=(const Box& other) {
 template <class T>
 Box<T>& Box<T>::operator=(Box&& other) noexcept {
   if (this != &other) {
-    delete p_;
+    internal::BoxDelete(p_);
     p_ = other.p_;
     other.p_ = nullptr;
   }
@@ -84,21 +112,21 @@ Box<T>& Box<T>::operator=(Box&& other) noexcept {
 
 template <class T>
 Box<T>::~Box() {
-  delete p_;
+  internal::BoxDelete(p_);
 }
 
 template <class T>
 template <class... Args>
 T& Box<T>::emplace(Args&&... args) {
   T* fresh = new T(std::forward<Args>(args)...);
-  delete p_;
+  internal::BoxDelete(p_);
   p_ = fresh;
   return *p_;
 }
 
 template <class T>
 void Box<T>::reset() {
-  delete p_;
+  internal::BoxDelete(p_);
   p_ = nullptr;
 }
 

@@ -12,6 +12,10 @@ using ::kube::api::Encode;
 using ::kube::api::EncodeBytes;
 using ::kube::api::Encoder;
 
+bool Node::operator==(const Node&) const = default;
+Node* BoxClone(const Node& v) { return new Node(v); }
+void BoxDestroy(Node* p) noexcept { delete p; }
+
 bool Decode(Decoder& d, Node& out) {
   if (d.ConsumeNull()) return true;
   if (!d.BeginObject()) return false;
@@ -51,6 +55,10 @@ void Encode(Encoder& e, const Node& v) {
   e.Unknown(v.unknown_fields);
   e.EndObject();
 }
+
+bool Widget::operator==(const Widget&) const = default;
+Widget* BoxClone(const Widget& v) { return new Widget(v); }
+void BoxDestroy(Widget* p) noexcept { delete p; }
 
 bool Decode(Decoder& d, Widget& out) {
   if (d.ConsumeNull()) return true;
@@ -116,6 +124,10 @@ void Encode(Encoder& e, const Widget& v) {
   e.EndObject();
 }
 
+bool WidgetList::operator==(const WidgetList&) const = default;
+WidgetList* BoxClone(const WidgetList& v) { return new WidgetList(v); }
+void BoxDestroy(WidgetList* p) noexcept { delete p; }
+
 bool Decode(Decoder& d, WidgetList& out) {
   if (d.ConsumeNull()) return true;
   if (!d.BeginObject()) return false;
@@ -171,6 +183,10 @@ void Encode(Encoder& e, const WidgetList& v) {
   e.Unknown(v.unknown_fields);
   e.EndObject();
 }
+
+bool WidgetSpec::operator==(const WidgetSpec&) const = default;
+WidgetSpec* BoxClone(const WidgetSpec& v) { return new WidgetSpec(v); }
+void BoxDestroy(WidgetSpec* p) noexcept { delete p; }
 
 bool Decode(Decoder& d, WidgetSpec& out) {
   if (d.ConsumeNull()) return true;
@@ -261,6 +277,10 @@ void Encode(Encoder& e, const WidgetSpec& v) {
   e.Unknown(v.unknown_fields);
   e.EndObject();
 }
+
+bool WidgetStatus::operator==(const WidgetStatus&) const = default;
+WidgetStatus* BoxClone(const WidgetStatus& v) { return new WidgetStatus(v); }
+void BoxDestroy(WidgetStatus* p) noexcept { delete p; }
 
 bool Decode(Decoder& d, WidgetStatus& out) {
   if (d.ConsumeNull()) return true;

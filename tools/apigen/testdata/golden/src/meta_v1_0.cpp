@@ -12,6 +12,10 @@ using ::kube::api::Encode;
 using ::kube::api::EncodeBytes;
 using ::kube::api::Encoder;
 
+bool ListMeta::operator==(const ListMeta&) const = default;
+ListMeta* BoxClone(const ListMeta& v) { return new ListMeta(v); }
+void BoxDestroy(ListMeta* p) noexcept { delete p; }
+
 bool Decode(Decoder& d, ListMeta& out) {
   if (d.ConsumeNull()) return true;
   if (!d.BeginObject()) return false;
@@ -51,6 +55,10 @@ void Encode(Encoder& e, const ListMeta& v) {
   e.Unknown(v.unknown_fields);
   e.EndObject();
 }
+
+bool ObjectMeta::operator==(const ObjectMeta&) const = default;
+ObjectMeta* BoxClone(const ObjectMeta& v) { return new ObjectMeta(v); }
+void BoxDestroy(ObjectMeta* p) noexcept { delete p; }
 
 bool Decode(Decoder& d, ObjectMeta& out) {
   if (d.ConsumeNull()) return true;

@@ -20,18 +20,35 @@ struct WidgetList;
 struct WidgetSpec;
 struct WidgetStatus;
 
+// Heap copy and deletion of boxed values, compiled once in this library (kube::api::Box).
+Node* BoxClone(const Node& v);
+void BoxDestroy(Node* p) noexcept;
+Widget* BoxClone(const Widget& v);
+void BoxDestroy(Widget* p) noexcept;
+WidgetList* BoxClone(const WidgetList& v);
+void BoxDestroy(WidgetList* p) noexcept;
+WidgetSpec* BoxClone(const WidgetSpec& v);
+void BoxDestroy(WidgetSpec* p) noexcept;
+WidgetStatus* BoxClone(const WidgetStatus& v);
+void BoxDestroy(WidgetStatus* p) noexcept;
+
 /// Node (example/v1).
 struct Node {
+  /// The schema's name in the OpenAPI document (the CRD schema of an embedded value).
+  static constexpr std::string_view kOpenApiName = "io.k8s.api.example.v1.Node";
   ::kube::api::Box<Node> next{};
   std::optional<bool> value{};
   /// Members of the JSON object that this type does not declare, kept for the round trip.
   ::kube::api::UnknownFields unknown_fields{};
 
-  bool operator==(const Node&) const = default;
+  /// Member-wise equality (equality.Semantic, see kube/api/equality.hpp).
+  bool operator==(const Node&) const;
 };
 
 /// WidgetSpec (example/v1).
 struct WidgetSpec {
+  /// The schema's name in the OpenAPI document (the CRD schema of an embedded value).
+  static constexpr std::string_view kOpenApiName = "io.k8s.api.example.v1.WidgetSpec";
   ::kube::api::Box<Node> child{};
   std::map<std::string, ::kube::api::Quantity> limits{};
   std::optional<::kube::api::IntOrString> port{};
@@ -43,21 +60,27 @@ struct WidgetSpec {
   /// Members of the JSON object that this type does not declare, kept for the round trip.
   ::kube::api::UnknownFields unknown_fields{};
 
-  bool operator==(const WidgetSpec&) const = default;
+  /// Member-wise equality (equality.Semantic, see kube/api/equality.hpp).
+  bool operator==(const WidgetSpec&) const;
 };
 
 /// WidgetStatus (example/v1).
 struct WidgetStatus {
+  /// The schema's name in the OpenAPI document (the CRD schema of an embedded value).
+  static constexpr std::string_view kOpenApiName = "io.k8s.api.example.v1.WidgetStatus";
   std::optional<int64_t> observedGeneration{};
   std::optional<::kube::api::Time> since{};
   /// Members of the JSON object that this type does not declare, kept for the round trip.
   ::kube::api::UnknownFields unknown_fields{};
 
-  bool operator==(const WidgetStatus&) const = default;
+  /// Member-wise equality (equality.Semantic, see kube/api/equality.hpp).
+  bool operator==(const WidgetStatus&) const;
 };
 
 /// example.com/v1 Widget.
 struct Widget {
+  /// The schema's name in the OpenAPI document (the CRD schema of an embedded value).
+  static constexpr std::string_view kOpenApiName = "io.k8s.api.example.v1.Widget";
   static constexpr std::string_view kGroup = "example.com";
   static constexpr std::string_view kVersion = "v1";
   static constexpr std::string_view kKind = "Widget";
@@ -76,11 +99,14 @@ struct Widget {
   /// Members of the JSON object that this type does not declare, kept for the round trip.
   ::kube::api::UnknownFields unknown_fields{};
 
-  bool operator==(const Widget&) const = default;
+  /// Member-wise equality (equality.Semantic, see kube/api/equality.hpp).
+  bool operator==(const Widget&) const;
 };
 
 /// example.com/v1 WidgetList.
 struct WidgetList {
+  /// The schema's name in the OpenAPI document (the CRD schema of an embedded value).
+  static constexpr std::string_view kOpenApiName = "io.k8s.api.example.v1.WidgetList";
   static constexpr std::string_view kGroup = "example.com";
   static constexpr std::string_view kVersion = "v1";
   static constexpr std::string_view kKind = "WidgetList";
@@ -93,7 +119,8 @@ struct WidgetList {
   /// Members of the JSON object that this type does not declare, kept for the round trip.
   ::kube::api::UnknownFields unknown_fields{};
 
-  bool operator==(const WidgetList&) const = default;
+  /// Member-wise equality (equality.Semantic, see kube/api/equality.hpp).
+  bool operator==(const WidgetList&) const;
 };
 
 bool Decode(::kube::api::Decoder& d, Node& out);

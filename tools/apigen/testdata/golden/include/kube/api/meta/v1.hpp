@@ -16,24 +16,36 @@ namespace kube::api::meta::v1 {
 struct ListMeta;
 struct ObjectMeta;
 
+// Heap copy and deletion of boxed values, compiled once in this library (kube::api::Box).
+ListMeta* BoxClone(const ListMeta& v);
+void BoxDestroy(ListMeta* p) noexcept;
+ObjectMeta* BoxClone(const ObjectMeta& v);
+void BoxDestroy(ObjectMeta* p) noexcept;
+
 /// ListMeta (meta/v1).
 struct ListMeta {
+  /// The schema's name in the OpenAPI document (the CRD schema of an embedded value).
+  static constexpr std::string_view kOpenApiName = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
   std::string continue_{};  // "continue"
   std::string resourceVersion{};
   /// Members of the JSON object that this type does not declare, kept for the round trip.
   ::kube::api::UnknownFields unknown_fields{};
 
-  bool operator==(const ListMeta&) const = default;
+  /// Member-wise equality (equality.Semantic, see kube/api/equality.hpp).
+  bool operator==(const ListMeta&) const;
 };
 
 /// ObjectMeta (meta/v1).
 struct ObjectMeta {
+  /// The schema's name in the OpenAPI document (the CRD schema of an embedded value).
+  static constexpr std::string_view kOpenApiName = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
   std::map<std::string, std::string> labels{};
   std::string name{};
   /// Members of the JSON object that this type does not declare, kept for the round trip.
   ::kube::api::UnknownFields unknown_fields{};
 
-  bool operator==(const ObjectMeta&) const = default;
+  /// Member-wise equality (equality.Semantic, see kube/api/equality.hpp).
+  bool operator==(const ObjectMeta&) const;
 };
 
 bool Decode(::kube::api::Decoder& d, ListMeta& out);

@@ -13,6 +13,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import apigen  # noqa: E402
+import schemas  # noqa: E402
 
 MINI = os.path.join(HERE, "testdata", "mini.json")
 GOLDEN = os.path.join(HERE, "testdata", "golden")
@@ -122,6 +123,67 @@ class Rules(unittest.TestCase):
     def test_unknown_package_is_an_error(self):
         with self.assertRaises(apigen.GenError):
             apigen.Model([{"components": {"schemas": {"com.example.A": {"type": "object"}}}}])
+
+
+class SchemaTable(unittest.TestCase):
+    """tools/apigen/schemas.py: the schemas reduced to their structural part."""
+
+    def reduce(self, schema):
+        return schemas.reduce_schema(schema, "T")
+
+    def test_references_become_a_bare_ref_without_struct_defaults(self):
+        got = self.reduce({"type": "object", "properties": {
+            "spec": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.x.v1.Spec"}], "default": {}},
+            "items": {"type": "array", "items": {"$ref": "#/components/schemas/io.k8s.api.x.v1.Item"}}}})
+        self.assertEqual(got["properties"]["spec"], {"$ref": "io.k8s.api.x.v1.Spec"})
+        self.assertEqual(got["properties"]["items"]["items"], {"$ref": "io.k8s.api.x.v1.Item"})
+
+    def test_zero_default_of_a_required_property_is_dropped_and_optional_default_kept(self):
+        got = self.reduce({"type": "object", "required": ["containerPort"], "properties": {
+            "containerPort": {"type": "integer", "format": "int32", "default": 0},
+            "protocol": {"type": "string", "default": "TCP", "enum": ["TCP", "UDP"]},
+            "args": {"type": "array", "items": {"type": "string", "default": ""}}}})
+        props = got["properties"]
+        self.assertEqual(props["containerPort"], {"type": "integer", "format": "int32"})
+        self.assertEqual(props["protocol"], {"type": "string", "default": "TCP", "enum": ["TCP", "UDP"]})
+        self.assertEqual(props["args"]["items"], {"type": "string"})
+        self.assertEqual(got["required"], ["containerPort"])
+
+    def test_list_and_map_extensions_are_kept_and_patch_strategies_dropped(self):
+        got = self.reduce({"type": "array", "items": {"type": "string"},
+                           "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["a"],
+                           "x-kubernetes-patch-strategy": "merge", "x-kubernetes-patch-merge-key": "a"})
+        self.assertEqual(got, {"type": "array", "items": {"type": "string"},
+                               "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["a"]})
+
+    def test_list_type_of_a_byte_string_is_dropped(self):
+        self.assertEqual(self.reduce({"type": "string", "format": "byte", "x-kubernetes-list-type": "atomic"}),
+                         {"type": "string", "format": "byte"})
+
+    def test_map_type_beside_a_ref_is_kept_but_list_type_there_dropped(self):
+        ref = {"$ref": "#/components/schemas/io.k8s.api.x.v1.R"}
+        self.assertEqual(self.reduce({"allOf": [ref], "x-kubernetes-map-type": "granular"}),
+                         {"$ref": "io.k8s.api.x.v1.R", "x-kubernetes-map-type": "granular"})
+        self.assertEqual(self.reduce({"allOf": [ref], "x-kubernetes-list-type": "atomic"}),
+                         {"$ref": "io.k8s.api.x.v1.R"})
+
+    def test_unknown_keyword_is_an_error(self):
+        with self.assertRaises(schemas.SchemaError):
+            self.reduce({"type": "string", "maxLength": 3})
+        with self.assertRaises(schemas.SchemaError):
+            self.reduce({"allOf": [{"$ref": "#/components/schemas/A"}], "nullable": True})
+
+    def test_table_holds_the_structs_of_the_spec_but_not_the_builtins(self):
+        model = apigen.load([MINI])
+        (name, text), = schemas.outputs(model.schemas, apigen.BUILTIN_TYPES)
+        self.assertEqual(name, "openapi_schemas.cpp")
+        self.assertIn('{"io.k8s.api.example.v1.WidgetSpec"sv, ', text)
+        self.assertNotIn('"io.k8s.apimachinery.pkg.apis.meta.v1.Time"sv', text)
+        self.assertNotIn("#/components/schemas/", text)
+        # Sorted, so that the lookup's binary search finds every entry.
+        names = [line.split('"sv')[0].lstrip(' {"') for line in text.splitlines() if line.startswith("    {")]
+        self.assertEqual(names, sorted(names))
+        self.assertEqual(len(names), len(model.schemas) - sum(n in apigen.BUILTIN_TYPES for n in model.schemas))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #include <kube/api/custom_resource.hpp>
 
+#include <algorithm>
 #include <cctype>
 
 #include <boost/json/serialize.hpp>
@@ -131,8 +132,27 @@ void ApplyOptions(json::object& s, const FieldOptions& o) {
       json::array keys;
       for (const auto& k : o.list_map_keys) keys.emplace_back(k);
       s["x-kubernetes-list-map-keys"] = std::move(keys);
+      RequireListMapKeys(s);
     }
   }
+}
+
+void RequireListMapKeys(json::object& s) {
+  const json::value* keys = s.if_contains("x-kubernetes-list-map-keys");
+  json::value* items = s.if_contains("items");
+  if (keys == nullptr || items == nullptr || !items->is_object()) return;
+  json::object& item = items->as_object();
+  const json::value* props = item.if_contains("properties");
+  json::value& required = item["required"];
+  if (!required.is_array()) required = json::array{};
+  for (const json::value& key : keys->as_array()) {
+    const json::value* prop = props != nullptr && key.is_string() ? props->as_object().if_contains(key.as_string())
+                                                                   : nullptr;
+    const bool defaulted = prop != nullptr && prop->is_object() && prop->as_object().contains("default");
+    auto& list = required.as_array();
+    if (!defaulted && std::find(list.begin(), list.end(), key) == list.end()) list.push_back(key);
+  }
+  if (required.as_array().empty()) item.erase("required");
 }
 
 json::object CrdDocument(std::string_view group, std::string_view version, std::string_view kind,

@@ -142,6 +142,30 @@ TEST(CustomResource, SchemaCarriesTypesRequiredBoundsPatternsDefaultsEnumsAndLis
             boost::json::parse(R"(["lastTransitionTime","message","reason","status","type"])"));
 }
 
+struct Route {
+  std::string host;
+  std::string path;
+  static auto Fields() {
+    using kube::api::Field;
+    return std::tuple{Field("host", &Route::host), Field("path", &Route::path).Default("/")};
+  }
+  bool operator==(const Route&) const = default;
+};
+
+struct RouteTable {
+  std::vector<Route> routes;
+  static auto Fields() {
+    return std::tuple{Field("routes", &RouteTable::routes).List(ListType::kMap, {"host", "path"})};
+  }
+  bool operator==(const RouteTable&) const = default;
+};
+
+TEST(CustomResource, ListMapKeysThatAreNeitherRequiredNorDefaultedBecomeRequired) {
+  // kube-apiserver rejects a CRD whose list-map key is neither; `path` has a default.
+  const boost::json::object schema = internal::StructSchema<RouteTable>();
+  EXPECT_EQ(schema.at("properties").at("routes").at("items").at("required"), boost::json::parse(R"(["host"])"));
+}
+
 TEST(CustomResource, CrdHasNamesScopeSubresourcesAndColumns) {
   const boost::json::object crd = CrdOf<Website>();
   EXPECT_EQ(crd.at("metadata").at("name"), "websites.example.kubecpp.io");

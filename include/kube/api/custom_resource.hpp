@@ -33,7 +33,8 @@
 /// Website then works with TypedApi, the typed informers and listers, the typed controller
 /// helpers, and `CrdJson<Website>()` writes its CustomResourceDefinition with a structural
 /// `openAPIV3Schema` (types, required, defaults, enums, minimum/maximum, pattern, list types and
-/// map keys), the status and scale subresources and the printer columns.
+/// map keys; an embedded generated type, such as a `core::v1::PodTemplateSpec` member, gets its
+/// full schema), the status and scale subresources and the printer columns.
 namespace kube::api {
 
 /// An `additionalPrinterColumns` entry (kubectl get's columns).
@@ -124,7 +125,9 @@ struct CustomResourceList {
 /// (x-kubernetes-preserve-unknown-fields); std::optional / Box -> the value's; std::vector ->
 /// array; std::map<std::string, V> -> object with additionalProperties; a Reflected struct ->
 /// object with properties and required; meta/v1 Condition -> its schema; ObjectMeta -> object;
-/// any other generated type -> an object that keeps unknown fields.
+/// any other generated type (one with `kOpenApiName`: `core::v1::PodTemplateSpec`,
+/// `core::v1::Toleration`) -> its full schema from the OpenAPI documents, expanded inline as
+/// controller-gen writes an embedded k8s.io/api type (GeneratedTypeSchema).
 namespace internal {
 
 template <class T>
@@ -156,6 +159,21 @@ boost::json::object ScalarSchema(std::string_view kind);
 boost::json::object ConditionSchema();
 /// Applies a field's options (description, default, enum, bounds, pattern, list type...).
 void ApplyOptions(boost::json::object& schema, const FieldOptions& options);
+/// For a list-map schema (`x-kubernetes-list-type: map`), adds each map key that its items
+/// neither require nor default to the items' `required`: kube-apiserver rejects a CRD whose
+/// map keys are neither. Any other schema is left as it is.
+void RequireListMapKeys(boost::json::object& schema);
+/// The structural schema of the generated type whose `kOpenApiName` is `open_api_name`, as
+/// controller-gen writes an embedded k8s.io/api type: every reference resolved inline (no
+/// `$ref`); properties, required, types, formats, enums, the scalar defaults of optional fields
+/// (`protocol: TCP`), list types and map keys, map types; an embedded ObjectMeta is
+/// `type: object`, Quantity and IntOrString int-or-string, Time and MicroTime date-time
+/// strings, RawExtension an object that keeps unknown fields. A type that contains itself
+/// (apiextensions/v1 JSONSchemaProps) is an object that keeps unknown fields.
+/// Links the schema table (kube::api_schemas, about 180 KB) into the program.
+/// **Errors:** none; a name that is no generated type's aborts (a broken build).
+/// **Thread-safety:** safe from any thread.
+boost::json::object GeneratedTypeSchema(std::string_view open_api_name);
 
 template <class M>
 boost::json::object SchemaOf();
@@ -225,6 +243,8 @@ boost::json::object SchemaOf() {
     return ScalarSchema("object");
   } else if constexpr (Reflected<M>) {
     return StructSchema<M>();
+  } else if constexpr (requires { M::kOpenApiName; }) {
+    return GeneratedTypeSchema(M::kOpenApiName);
   } else {
     return ScalarSchema("preserved-object");
   }

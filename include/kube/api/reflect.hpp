@@ -113,7 +113,9 @@ struct FieldDescriptor {
   FieldDescriptor Nullable() && { return Set([](FieldOptions& o) { o.nullable = true; }); }
   /// `x-kubernetes-preserve-unknown-fields: true` on this field's schema.
   FieldDescriptor PreserveUnknownFields() && { return Set([](FieldOptions& o) { o.preserve_unknown_fields = true; }); }
-  /// `x-kubernetes-list-type` (and for kMap, the `x-kubernetes-list-map-keys`).
+  /// `x-kubernetes-list-type` (and for kMap, the `x-kubernetes-list-map-keys`; a key that the
+  /// element neither requires nor defaults is added to the element schema's `required`, since
+  /// kube-apiserver rejects a CRD with such a key).
   FieldDescriptor List(ListType type, std::vector<std::string> map_keys = {}) && {
     return Set([&](FieldOptions& o) {
       o.list_type = type;

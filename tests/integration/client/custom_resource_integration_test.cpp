@@ -1,7 +1,9 @@
 // Custom resources declared in C++ against the embedded API server: the generated CRD is
 // accepted and established, its schema validates and defaults custom resources, and the typed
-// client, informer and lister work on the C++ type, including the status and scale subresources.
+// client, informer and lister work on the C++ type, including the status and scale subresources;
+// a generated type embedded in the resource (a PodTemplateSpec) gets its full schema.
 #include <kube/api/apiextensions/v1.hpp>
+#include <kube/api/core/v1.hpp>
 #include <kube/api/custom_resource.hpp>
 #include <kube/api/meta/conditions.hpp>
 #include <kube/cache/informer_factory.hpp>
@@ -59,6 +61,26 @@ struct Store : kube::api::CustomResource<Store, StoreSpec, StoreStatus> {
   }
 };
 
+// A resource that embeds generated types: its CRD carries their full schemas.
+struct RunnerSpec {
+  kube::api::core::v1::PodTemplateSpec template_;
+  std::vector<kube::api::core::v1::Toleration> tolerations;
+  static auto Fields() {
+    using kube::api::Field;
+    return std::tuple{Field("template", &RunnerSpec::template_).Required(),
+                      Field("tolerations", &RunnerSpec::tolerations)};
+  }
+  bool operator==(const RunnerSpec&) const = default;
+};
+
+struct Runner : kube::api::CustomResource<Runner, RunnerSpec> {
+  static constexpr std::string_view kGroup = "shop.example.com";
+  static constexpr std::string_view kVersion = "v1";
+  static constexpr std::string_view kKind = "Runner";
+  static constexpr std::string_view kResource = "runners";
+  static constexpr bool kNamespaced = true;
+};
+
 }  // namespace shop
 
 namespace kube::client {
@@ -76,19 +98,25 @@ class CustomResourceTest : public ::testing::Test {
     ASSERT_TRUE(started.ok()) << started.error().message;
     server_ = std::move(started->server);
     client_ = std::make_unique<DynamicClient>(started->rest);
-    auto crd = api::FromJson<apiextv1::CustomResourceDefinition>(api::CrdJson<Store>());
+    InstallCrd<Store>();
+  }
+
+  // Creates T's CRD and waits until it is established.
+  template <class T>
+  void InstallCrd() {
+    auto crd = api::FromJson<apiextv1::CustomResourceDefinition>(api::CrdJson<T>());
     ASSERT_TRUE(crd.ok()) << crd.error().message;
     TypedApi<apiextv1::CustomResourceDefinition> crds(*client_);
     auto created = crds.Create(*crd);
     ASSERT_TRUE(created.ok()) << created.error().message;
     ASSERT_TRUE(Eventually([&] {
-      auto got = crds.Get("stores.shop.example.com");
+      auto got = crds.Get(crd->metadata.name);
       if (!got.ok()) return false;
       for (const auto& c : got->status.conditions) {
         if (c.type == "Established" && c.status == "True") return true;
       }
       return false;
-    })) << "the CRD was not established";
+    })) << "the CRD " << crd->metadata.name << " was not established";
   }
   void TearDown() override {
     client_.reset();
@@ -181,6 +209,43 @@ TEST_F(CustomResourceTest, TypedInformerAndListerOfTheCustomType) {
   EXPECT_EQ((*b)->spec.image, "nginx:1.27");
   EXPECT_EQ((*b)->spec.tier, "free");
   stop.request_stop();
+}
+
+TEST_F(CustomResourceTest, EmbeddedPodTemplateIsValidatedDefaultedAndPrunedByItsFullSchema) {
+  ASSERT_NO_FATAL_FAILURE(InstallCrd<shop::Runner>());
+  Api runners = client_->Resource(ResourceOf<shop::Runner>(), "default");
+  // Raw JSON, so that the server sees what the typed encoder could not write.
+  const auto create = [&](std::string_view spec) -> Result<ObjectPtr> {
+    auto obj = Object::Parse(R"({"apiVersion":"shop.example.com/v1","kind":"Runner",)"
+                             R"("metadata":{"name":"r","namespace":"default"},"spec":)" +
+                             std::string(spec) + "}");
+    if (!obj.ok()) return obj.error();
+    return runners.Create(**obj);
+  };
+
+  auto bad = create(R"({"template":{"spec":{"containers":"nginx"}}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(IsInvalid(bad.error())) << bad.error().ToString();
+  EXPECT_EQ(bad.error().code, 422);
+  auto unnamed = create(R"({"template":{"spec":{"containers":[{"image":"nginx"}]}}})");
+  ASSERT_FALSE(unnamed.ok());
+  EXPECT_TRUE(IsInvalid(unnamed.error())) << unnamed.error().ToString();
+
+  auto created = create(R"({"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.27","bogus":1,)"
+                        R"("ports":[{"containerPort":8080}],"resources":{"limits":{"cpu":"500m"}}}]}},)"
+                        R"("tolerations":[{"key":"k","operator":"Exists","extra":true}]})");
+  ASSERT_TRUE(created.ok()) << created.error().ToString();
+  auto got = TypedApi<shop::Runner>(*client_, "default").Get("r");
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  const auto& containers = got->spec.template_.spec.containers;
+  ASSERT_EQ(containers.size(), 1u);
+  EXPECT_EQ(containers[0].image, "nginx:1.27");
+  EXPECT_TRUE(containers[0].unknown_fields.empty()) << "not pruned: " << containers[0].unknown_fields.raw();
+  ASSERT_EQ(containers[0].ports.size(), 1u);
+  EXPECT_EQ(containers[0].ports[0].protocol, "TCP");  // the schema's default
+  EXPECT_EQ(containers[0].resources.limits.at("cpu"), *api::Quantity::Parse("500m"));
+  ASSERT_EQ(got->spec.tolerations.size(), 1u);
+  EXPECT_TRUE(got->spec.tolerations[0].unknown_fields.empty()) << got->spec.tolerations[0].unknown_fields.raw();
 }
 
 }  // namespace

@@ -73,7 +73,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(obj.error().code == 400);
   }
   auto list = kube::ObjectList::Parse(input);
-  if (!list.ok()) Check(list.error().code == 400);
+  if (!list.ok()) {
+    Check(list.error().code == 400);
+  } else {
+    // Items parsed in place must have the boundaries a full JSON parser sees.
+    boost::json::parse_options opts;
+    opts.max_depth = 1000;
+    boost::system::error_code ec;
+    auto dom = boost::json::parse(input, ec, {}, opts);
+    Check(!ec && dom.is_object());
+    const auto* items = dom.as_object().if_contains("items");
+    const std::size_t want = items != nullptr && items->is_array() ? items->as_array().size() : 0;
+    Check(list->items.size() == want);
+    for (std::size_t i = 0; i < list->items.size(); ++i) {
+      auto item = boost::json::parse(list->items[i]->Json(), ec, {}, opts);
+      Check(!ec && item.is_object());
+      auto again = kube::Object::Parse(list->items[i]->Json());
+      Check(again.ok() && (*again)->Json() == list->items[i]->Json());
+      // Every member of the input item is in the parsed one (apiVersion/kind may be injected).
+      for (const auto& [k, v] : items->as_array()[i].as_object()) {
+        const auto* got = item.as_object().if_contains(k);
+        Check(got != nullptr && *got == v);
+      }
+    }
+  }
   auto event = kube::DecodeWatchEvent(input);
   if (event.ok()) Check(event->object != nullptr);
   return 0;

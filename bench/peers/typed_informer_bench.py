@@ -385,8 +385,8 @@ def one_run(server, args, namespaces, name, argv, rnd, seq):
     env = dict(os.environ, KUBECONFIG=server.kubeconfig, BENCH_M=str(args.updates),
                BENCH_NS_PREFIX=args.ns_prefix, BENCH_N=str(args.n))
     err_path = os.path.join(server.workdir, "%s-run%d.stderr" % (name, rnd))
-    if name == "kubecpp" and args.kubecpp_list:
-        env["BENCH_KUBECPP_LIST"] = "1"
+    if name == "kubecpp" and args.kubecpp_watch_list:
+        env["BENCH_KUBECPP_WATCH_LIST"] = "1"
     row = {"server": server.name, "client": name, "run": rnd, "n": args.n, "m": args.updates}
     if args.wait_idle > 0:
         row["idle_before"] = round(wait_idle(args.wait_idle), 3)
@@ -494,8 +494,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600, help="seconds to wait for each client phase")
     ap.add_argument("--no-stop", dest="stop", action="store_false",
                     help="do not SIGSTOP the client while writing (events/s then includes the write time)")
-    ap.add_argument("--kubecpp-list", action="store_true",
-                    help="kubecpp syncs with a paged LIST (BENCH_KUBECPP_LIST=1) instead of its default watch-list")
+    ap.add_argument("--kubecpp-watch-list", action="store_true",
+                    help="kubecpp syncs with the streaming list (BENCH_KUBECPP_WATCH_LIST=1) instead of its default LIST")
     ap.add_argument("--kubecpp", default=os.path.join(ROOT, "build/release/bench/peers/kubecpp_typed_informer"))
     ap.add_argument("--cginformer", default="/work/shared/peers/bin/cginformer")
     ap.add_argument("--apiserver", default=os.path.join(ROOT, "build/release/apps/kubecpp-apiserver/kubecpp-apiserver"),
@@ -564,7 +564,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump({"server": server.name if server else "", "n": args.n, "m": args.updates, "runs": args.runs,
                    "namespaces": args.namespaces, "sigstop": args.stop,
-                   "kubecpp_sync": "paged list" if args.kubecpp_list else "watch-list (default)", "rows": rows}, f, indent=1)
+                   "kubecpp_sync": "watch-list" if args.kubecpp_watch_list else "list (default)", "rows": rows}, f, indent=1)
     if rows:
         print_report(json.load(open(args.out)))
     return exit_code

@@ -283,7 +283,23 @@ void SortMap(const std::string& buf, std::vector<std::pair<Span, Span>>& m) {
 
 Result<ObjectPtr> ObjectParser::Parse(std::string_view text, std::string_view default_api_version,
                                       std::string_view default_kind, std::string_view context) {
-  if (text.size() >= (kArenaBit >> 1)) return BadRequest("object too large");
+  return ParseImpl(text, default_api_version, default_kind, context, nullptr);
+}
+
+Result<ObjectPtr> ObjectParser::ParsePrefix(std::string_view text, std::string_view default_api_version,
+                                            std::string_view default_kind, std::string_view context,
+                                            std::size_t& consumed) {
+  return ParseImpl(text, default_api_version, default_kind, context, &consumed);
+}
+
+Result<ObjectPtr> ObjectParser::ParseImpl(std::string_view text, std::string_view default_api_version,
+                                          std::string_view default_kind, std::string_view context,
+                                          std::size_t* consumed) {
+  constexpr std::size_t kMaxObject = (kArenaBit >> 1) - 1;
+  const bool prefix_mode = consumed != nullptr;
+  const bool truncated = prefix_mode && text.size() > kMaxObject;
+  if (truncated) text = text.substr(0, kMaxObject);  // spans are 31-bit offsets
+  if (!prefix_mode && text.size() > kMaxObject) return BadRequest("object too large");
   Scan scan;
   scan.text = text;
   JsonCursor cur(text);
@@ -302,12 +318,18 @@ Result<ObjectPtr> ObjectParser::Parse(std::string_view text, std::string_view de
     if (!v.ok()) return std::move(v).error();
     return Ok();
   });
-  if (r.ok()) r = cur.ExpectEnd();
+  if (r.ok() && !prefix_mode) r = cur.ExpectEnd();
   if (!r.ok()) {
+    if (truncated) return BadRequest("object too large");
     if (context.empty()) return std::move(r).error();
     Error e = std::move(r).error();
     e.message = fmt::format("{}{}", context, e.message);
     return e;
+  }
+  if (prefix_mode) {
+    *consumed = cur.pos();
+    text = text.substr(0, cur.pos());
+    scan.text = text;
   }
   if (cur.saw_whitespace()) {
     const std::string compact = core::internal::CompactJson(text);

@@ -46,8 +46,19 @@ Result<ObjectList> ObjectList::Parse(std::string_view json) {
     return cur.FieldErrorAt(cur.pos(), fmt::format("expected a JSON object (a List), found {}",
                                                    core::internal::JsonKindName(*kind)));
   }
-  // First pass: list fields, and the raw text of each item (validated as JSON).
-  std::vector<std::string_view> items;
+  // Items of typed lists carry no apiVersion/kind: inject the list's.
+  std::string item_kind;
+  auto default_kind = [&]() -> std::string_view {
+    item_kind = list.kind;
+    if (item_kind.size() > 4 && item_kind.ends_with("List")) item_kind.resize(item_kind.size() - 4);
+    return item_kind == "List" ? std::string_view() : std::string_view(item_kind);
+  };
+  // One pass when apiVersion and kind come before items (as every API server writes them): each
+  // item is parsed in place. Otherwise the raw text of each item is kept (validated as JSON) and
+  // parsed once the list's apiVersion and kind are known.
+  bool seen_api_version = false;
+  bool seen_kind = false;
+  std::vector<std::string_view> deferred;
   cur.Consume('{');
   auto skip = [&]() -> Result<void> {
     auto v = cur.SkipValue();
@@ -55,8 +66,14 @@ Result<ObjectList> ObjectList::Parse(std::string_view json) {
     return Ok();
   };
   KUBE_RETURN_IF_ERROR(ForEachMember(cur, [&](std::string_view key, std::size_t) -> Result<void> {
-    if (key == "apiVersion") return ReadString(cur, "apiVersion", list.api_version);
-    if (key == "kind") return ReadString(cur, "kind", list.kind);
+    if (key == "apiVersion") {
+      seen_api_version = true;
+      return ReadString(cur, "apiVersion", list.api_version);
+    }
+    if (key == "kind") {
+      seen_kind = true;
+      return ReadString(cur, "kind", list.kind);
+    }
     if (key == "metadata") {
       if (cur.Peek() != '{') return skip();
       cur.Consume('{');
@@ -81,10 +98,28 @@ Result<ObjectList> ObjectList::Parse(std::string_view json) {
                                                        core::internal::JsonKindName(*ik)));
       }
       cur.Consume('[');
-      return ForEachElement(cur, [&](std::size_t) -> Result<void> {
-        auto v = cur.SkipValue();
-        if (!v.ok()) return std::move(v).error();
-        items.push_back(*v);
+      if (!seen_api_version || !seen_kind) {
+        return ForEachElement(cur, [&](std::size_t) -> Result<void> {
+          auto v = cur.SkipValue();
+          if (!v.ok()) return std::move(v).error();
+          deferred.push_back(*v);
+          return Ok();
+        });
+      }
+      const std::string_view kind_default = default_kind();
+      return ForEachElement(cur, [&](std::size_t i) -> Result<void> {
+        auto item_kind_here = cur.PeekKind();
+        if (!item_kind_here.ok()) return std::move(item_kind_here).error();
+        if (*item_kind_here != JsonKind::kObject) {
+          return cur.FieldErrorAt(cur.pos(), fmt::format("items[{}]: expected a JSON object, found {}", i,
+                                                         core::internal::JsonKindName(*item_kind_here)));
+        }
+        std::size_t consumed = 0;
+        auto obj = ObjectParser::ParsePrefix(cur.text().substr(cur.pos()), list.api_version, kind_default,
+                                             fmt::format("items[{}]: ", i), consumed);
+        if (!obj.ok()) return std::move(obj).error();
+        cur.set_pos(cur.pos() + consumed);
+        list.items.push_back(std::move(*obj));
         return Ok();
       });
     }
@@ -92,16 +127,14 @@ Result<ObjectList> ObjectList::Parse(std::string_view json) {
   }));
   KUBE_RETURN_IF_ERROR(cur.ExpectEnd());
 
-  // Items of typed lists carry no apiVersion/kind: inject the list's.
-  std::string item_kind = list.kind;
-  if (item_kind.size() > 4 && item_kind.ends_with("List")) item_kind.resize(item_kind.size() - 4);
-  const std::string_view default_kind = item_kind == "List" ? std::string_view() : item_kind;
-  list.items.reserve(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string context = fmt::format("items[{}]: ", i);
-    auto obj = ObjectParser::Parse(items[i], list.api_version, default_kind, context);
-    if (!obj.ok()) return std::move(obj).error();
-    list.items.push_back(std::move(*obj));
+  if (!deferred.empty()) {
+    const std::string_view kind_default = default_kind();
+    list.items.reserve(deferred.size());
+    for (std::size_t i = 0; i < deferred.size(); ++i) {
+      auto obj = ObjectParser::Parse(deferred[i], list.api_version, kind_default, fmt::format("items[{}]: ", i));
+      if (!obj.ok()) return std::move(obj).error();
+      list.items.push_back(std::move(*obj));
+    }
   }
   return list;
 }

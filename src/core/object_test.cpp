@@ -447,6 +447,43 @@ TEST(ObjectList, ItemErrorsNameTheIndex) {
   EXPECT_FALSE(ObjectList::Parse(R"({"items":[1,]})").ok());
 }
 
+TEST(ObjectList, ItemsParsedInPlaceKeepTheirBoundariesAndAreCompacted) {
+  // apiVersion and kind first, as API servers write them: items are parsed in one pass.
+  auto list = ObjectList::Parse(
+      R"({"apiVersion":"v1","kind":"PodList","metadata":{},"items":[ { "metadata" : {"name":"a"} } ,)"
+      R"({"metadata":{"name":"b","labels":{"k":"}{"}}},{}]})");
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_EQ(list->items.size(), 3u);
+  EXPECT_EQ(list->items[0]->Json(), R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}})");
+  EXPECT_EQ(list->items[1]->Json(), R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"b","labels":{"k":"}{"}}})");
+  EXPECT_EQ(list->items[1]->Labels().Get("k"), "}{");
+  EXPECT_EQ(list->items[2]->Json(), R"({"apiVersion":"v1","kind":"Pod"})");
+}
+
+TEST(ObjectList, ApiVersionAndKindAfterTheItemsAreStillInjected) {
+  auto list = ObjectList::Parse(R"({"items":[{"metadata":{"name":"a"}}],"kind":"ConfigMapList","apiVersion":"v1"})");
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0]->Json(), R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}})");
+}
+
+TEST(ObjectList, InPlaceItemErrorsNameTheIndexAndReturnNoList) {
+  const std::string head = R"({"apiVersion":"v1","kind":"PodList","items":[)";
+  auto bad_meta = ObjectList::Parse(head + R"({},{"metadata":{"labels":[]}}]})");
+  ASSERT_FALSE(bad_meta.ok());
+  EXPECT_NE(bad_meta.error().message.find("items[1]: metadata.labels: expected object, found array"),
+            std::string::npos)
+      << bad_meta.error().message;
+  auto not_object = ObjectList::Parse(head + R"({},3]})");
+  ASSERT_FALSE(not_object.ok());
+  EXPECT_NE(not_object.error().message.find("items[1]: expected a JSON object, found number"), std::string::npos)
+      << not_object.error().message;
+  EXPECT_FALSE(ObjectList::Parse(head + R"({"metadata":{"name":"a"})").ok());          // truncated
+  EXPECT_FALSE(ObjectList::Parse(head + R"({"metadata":{"name":"a"}} {}]})").ok());    // no comma
+  EXPECT_FALSE(ObjectList::Parse(head + R"({"metadata":{"name":"a"}}]} x)").ok());     // trailing data
+  EXPECT_FALSE(ObjectList::Parse(head + R"({"metadata":{"name":"a\q"}}]})").ok());  // bad escape
+}
+
 TEST(DeletedFinalStateUnknown, CarriesKeyAndLastKnownObject) {
   auto obj = MustParse(R"({"metadata":{"name":"a","namespace":"n"}})");
   DeletedFinalStateUnknown tombstone{obj->Key(), obj};

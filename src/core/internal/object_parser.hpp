@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include <kube/core/object.hpp>
@@ -15,6 +16,16 @@ class ObjectParser {
   /// `context` prefixes error messages (e.g. "items[3]: ").
   static Result<ObjectPtr> Parse(std::string_view text, std::string_view default_api_version,
                                  std::string_view default_kind, std::string_view context);
+  /// As Parse, for the object that starts `text` (at its '{'; anything may follow it): one scan
+  /// of a list's item in place. Sets `consumed` to the object's length.
+  static Result<ObjectPtr> ParsePrefix(std::string_view text, std::string_view default_api_version,
+                                       std::string_view default_kind, std::string_view context,
+                                       std::size_t& consumed);
+
+ private:
+  static Result<ObjectPtr> ParseImpl(std::string_view text, std::string_view default_api_version,
+                                     std::string_view default_kind, std::string_view context,
+                                     std::size_t* consumed);
 };
 
 }  // namespace kube

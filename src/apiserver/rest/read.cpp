@@ -136,8 +136,11 @@ void HandleList(const Env& env, Request& r, const ListOptions& opts) {
   if (!format.ok()) return RespondError(r.w, format.error());
   auto plan = PlanList(env, r, opts, *sel);
   if (!plan.ok()) return RespondError(r.w, plan.error());
+  // kube-apiserver answers resourceVersion=0 from its watch cache, which does not paginate: the
+  // limit is ignored and the whole list comes back without a continue token.
+  const int64_t limit = opts.continue_token.empty() && opts.resource_version == "0" ? 0 : opts.limit;
   std::string fresh_continue;
-  auto page = ReadPage(env, *plan, opts.limit, *sel, &fresh_continue);
+  auto page = ReadPage(env, *plan, limit, *sel, &fresh_continue);
   if (!page.ok()) {
     if (!fresh_continue.empty()) return RespondStatus(r.w, ContinueExpiredStatus(fresh_continue));
     return RespondError(r.w, page.error());

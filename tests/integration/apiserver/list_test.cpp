@@ -61,6 +61,22 @@ TEST_F(ListTest, PagesShareOneSnapshotAndCountTheRemainder) {
   EXPECT_EQ(rest, (std::vector<std::string>{"cm-4", "cm-5", "cm-6", "cm-7", "cm-8", "cm-9"}));
 }
 
+TEST_F(ListTest, ResourceVersionZeroIgnoresTheLimitAsTheWatchCacheDoes) {
+  CreateMany("default", 5);
+  for (const char* q : {"?resourceVersion=0&limit=2", "?resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=2"}) {
+    auto all = client().Get(std::string(kCm) + q);
+    ASSERT_EQ(all.status, 200) << all.body;
+    EXPECT_EQ(Names(all.Json()).size(), 5u) << q;
+    EXPECT_EQ(Str(all.Json(), {"metadata", "continue"}), "") << q;
+    EXPECT_EQ(Str(all.Json(), {"metadata", "remainingItemCount"}), "") << q;
+  }
+  // Any other resourceVersion with a limit pages (kube-apiserver reads those from etcd).
+  auto paged = client().Get(std::string(kCm) + "?resourceVersion=1&resourceVersionMatch=NotOlderThan&limit=2");
+  ASSERT_EQ(paged.status, 200) << paged.body;
+  EXPECT_EQ(Names(paged.Json()).size(), 2u);
+  EXPECT_FALSE(Str(paged.Json(), {"metadata", "continue"}).empty());
+}
+
 TEST_F(ListTest, SelectorsFilterPagesWithoutRemainingItemCount) {
   CreateMany("default", 6);
   auto page = client().Get(std::string(kCm) + "?limit=2&labelSelector=parity%3Deven");

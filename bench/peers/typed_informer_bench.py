@@ -576,8 +576,8 @@ def print_report(d):
     print("%s, N=%d Pods (%d B each), M=%d updates, %d runs%s" % (
         d["server"], d["n"], rows[0]["pod_bytes"], d["m"], d["runs"],
         ", client SIGSTOPped while the updates are written" if d["sigstop"] else ""))
-    print("kubecpp syncs with %s" % ("a paged LIST (--kubecpp-list)" if d["kubecpp_sync"] == "paged list"
-                                    else "its default streaming list (watch-list)"))
+    print("kubecpp syncs with %s" % ("the streaming list (--kubecpp-watch-list)" if d["kubecpp_sync"] == "watch-list"
+                                    else "its default LIST"))
     print()
     print(table(rows, ["kubecpp", "client-go"]))
 

@@ -65,6 +65,25 @@ json::object ConditionSchema() {
   return s;
 }
 
+json::object EmbeddedObjectMetaSchema(const CrdOptions& options) {
+  json::object s;
+  s["type"] = "object";
+  if (!options.embedded_object_meta) return s;
+  // controller-gen's subset for crd:generateEmbeddedObjectMeta=true: what a template's metadata
+  // is for. The server-set fields (uid, resourceVersion, creationTimestamp...) are pruned.
+  const auto string_map = [] {
+    return json::object{{"type", "object"}, {"additionalProperties", json::object{{"type", "string"}}}};
+  };
+  json::object props;
+  props["annotations"] = string_map();
+  props["finalizers"] = json::object{{"type", "array"}, {"items", json::object{{"type", "string"}}}};
+  props["labels"] = string_map();
+  props["name"] = json::object{{"type", "string"}};
+  props["namespace"] = json::object{{"type", "string"}};
+  s["properties"] = std::move(props);
+  return s;
+}
+
 namespace {
 
 json::value ScalarJson(const SchemaScalar& v) {

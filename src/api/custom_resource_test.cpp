@@ -160,6 +160,49 @@ struct RouteTable {
   bool operator==(const RouteTable&) const = default;
 };
 
+// A user's own template type, with a meta::v1::ObjectMeta member.
+struct ClaimTemplate {
+  kube::api::meta::v1::ObjectMeta metadata;
+  std::string size;
+  static auto Fields() {
+    using kube::api::Field;
+    return std::tuple{Field("metadata", &ClaimTemplate::metadata), Field("size", &ClaimTemplate::size)};
+  }
+  bool operator==(const ClaimTemplate&) const = default;
+};
+
+struct ClaimSetSpec {
+  std::vector<ClaimTemplate> templates;
+  static auto Fields() { return std::tuple{kube::api::Field("templates", &ClaimSetSpec::templates)}; }
+  bool operator==(const ClaimSetSpec&) const = default;
+};
+
+struct ClaimSet : kube::api::CustomResource<ClaimSet, ClaimSetSpec> {
+  static constexpr std::string_view kGroup = "example.kubecpp.io";
+  static constexpr std::string_view kVersion = "v1";
+  static constexpr std::string_view kKind = "ClaimSet";
+  static constexpr std::string_view kResource = "claimsets";
+  static constexpr bool kNamespaced = true;
+};
+
+TEST(CustomResource, AnObjectMetaMemberOfAReflectedStructIsAnEmbeddedObjectMeta) {
+  const boost::json::value embedded = boost::json::parse(R"({"type":"object","properties":{
+    "annotations":{"type":"object","additionalProperties":{"type":"string"}},
+    "finalizers":{"type":"array","items":{"type":"string"}},
+    "labels":{"type":"object","additionalProperties":{"type":"string"}},
+    "name":{"type":"string"},"namespace":{"type":"string"}}})");
+  const auto template_meta = [](const boost::json::object& schema) {
+    return schema.at("properties").at("spec").at("properties").at("templates").at("items").at("properties").at(
+        "metadata");
+  };
+  const boost::json::object schema = OpenApiSchemaOf<ClaimSet>();
+  EXPECT_EQ(template_meta(schema), embedded);
+  EXPECT_EQ(schema.at("properties").at("metadata"), boost::json::parse(R"({"type":"object"})"));
+  const boost::json::object bare = OpenApiSchemaOf<ClaimSet>(CrdOptions{.embedded_object_meta = false});
+  EXPECT_EQ(template_meta(bare), boost::json::parse(R"({"type":"object"})"));
+  EXPECT_EQ(bare.at("properties").at("metadata"), boost::json::parse(R"({"type":"object"})"));
+}
+
 TEST(CustomResource, ListMapKeysThatAreNeitherRequiredNorDefaultedBecomeRequired) {
   // kube-apiserver rejects a CRD whose list-map key is neither; `path` has a default.
   const boost::json::object schema = internal::StructSchema<RouteTable>();

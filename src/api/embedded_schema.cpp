@@ -20,8 +20,8 @@ namespace {
 namespace json = boost::json;
 
 // The types with their own JSON forms (apigen's BUILTIN_TYPES, which the table leaves out), and
-// ObjectMeta, whose fields the API server owns: their schemas as controller-gen writes them.
-std::optional<json::object> SpecialSchema(std::string_view name) {
+// ObjectMeta: their schemas as controller-gen writes them.
+std::optional<json::object> SpecialSchema(std::string_view name, const CrdOptions& options) {
   static constexpr std::string_view kMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.";
   static constexpr std::string_view kApiextensions = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.";
   if (name == "io.k8s.apimachinery.pkg.api.resource.Quantity") return ScalarSchema("quantity");
@@ -29,9 +29,9 @@ std::optional<json::object> SpecialSchema(std::string_view name) {
   if (name == "io.k8s.apimachinery.pkg.runtime.RawExtension") return ScalarSchema("preserved-object");
   if (name.starts_with(kMeta)) {
     const std::string_view type = name.substr(kMeta.size());
-    // An embedded ObjectMeta is `type: object` (controller-gen's default): the API server
-    // validates and prunes only the metadata of the resource itself.
-    if (type == "ObjectMeta") return ScalarSchema("object");
+    // Below the resource's top level (a pod template's metadata): labels, annotations, name,
+    // namespace and finalizers, or nothing (options.embedded_object_meta).
+    if (type == "ObjectMeta") return EmbeddedObjectMetaSchema(options);
     if (type == "Time" || type == "MicroTime") return ScalarSchema("date-time");
     if (type == "FieldsV1") return ScalarSchema("preserved-object");
   }
@@ -48,8 +48,10 @@ std::optional<json::object> SpecialSchema(std::string_view name) {
 // Resolves the references of the schemas it is asked for; one per GeneratedTypeSchema call.
 class Expander final {
  public:
+  explicit Expander(const CrdOptions& options) : options_(options) {}
+
   json::object Named(std::string_view name) {
-    if (auto special = SpecialSchema(name)) return std::move(*special);
+    if (auto special = SpecialSchema(name, options_)) return std::move(*special);
     const std::string key(name);
     // A type that contains itself (apiextensions' JSONSchemaProps) has no finite inline schema:
     // it keeps whatever the user writes there.
@@ -111,6 +113,7 @@ class Expander final {
     return out;
   }
 
+  const CrdOptions& options_;
   std::map<std::string, json::object, std::less<>> parsed_;
   std::vector<std::string> stack_;  // the named types being expanded, outermost first
   std::set<std::string, std::less<>> recursive_;  // types found on stack_ when referred to again
@@ -118,6 +121,8 @@ class Expander final {
 
 }  // namespace
 
-json::object GeneratedTypeSchema(std::string_view open_api_name) { return Expander().Named(open_api_name); }
+json::object GeneratedTypeSchema(std::string_view open_api_name, const CrdOptions& options) {
+  return Expander(options).Named(open_api_name);
+}
 
 }  // namespace kube::api::internal

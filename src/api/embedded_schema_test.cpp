@@ -37,6 +37,16 @@ struct Worker : kube::api::CustomResource<Worker, WorkerSpec> {
   static constexpr bool kNamespaced = true;
 };
 
+// Worker's spec, with controller-gen's default for embedded ObjectMeta.
+struct BareMetaWorker : kube::api::CustomResource<BareMetaWorker, WorkerSpec> {
+  static constexpr std::string_view kGroup = "example.kubecpp.io";
+  static constexpr std::string_view kVersion = "v1";
+  static constexpr std::string_view kKind = "BareMetaWorker";
+  static constexpr std::string_view kResource = "baremetaworkers";
+  static constexpr bool kNamespaced = true;
+  static kube::api::CrdOptions Crd() { return {.embedded_object_meta = false}; }
+};
+
 }  // namespace example
 
 namespace kube::api {
@@ -95,8 +105,7 @@ TEST(EmbeddedSchema, PodTemplateSpecIsExpandedInlineAsControllerGenWritesIt) {
   const json::object schema = OpenApiSchemaOf<example::Worker>();
   const json::object& tmpl = At(schema, {"properties", "spec", "properties", "template"});
   EXPECT_EQ(tmpl.at("type"), "object");
-  // The embedded ObjectMeta is an object the API server does not look into (controller-gen's default).
-  EXPECT_EQ(tmpl.at("properties").at("metadata"), json::parse(R"({"type":"object"})"));
+  EXPECT_EQ(tmpl.at("properties").at("metadata").at("type"), "object");  // EmbeddedObjectMeta* below
   const json::object& containers = At(tmpl, {"properties", "spec", "properties", "containers"});
   EXPECT_EQ(containers.at("type"), "array");
   EXPECT_EQ(containers.at("x-kubernetes-list-type"), "map");
@@ -105,6 +114,61 @@ TEST(EmbeddedSchema, PodTemplateSpecIsExpandedInlineAsControllerGenWritesIt) {
   EXPECT_EQ(container.at("required"), json::parse(R"(["name"])"));
   EXPECT_EQ(container.at("properties").at("image"), json::parse(R"({"type":"string"})"));
   EXPECT_EQ(At(tmpl, {"properties", "spec"}).at("required"), json::parse(R"(["containers"])"));
+}
+
+// controller-gen's crd:generateEmbeddedObjectMeta=true: these five, nothing else.
+const json::value kEmbeddedObjectMeta = json::parse(R"({"type":"object","properties":{
+  "annotations":{"type":"object","additionalProperties":{"type":"string"}},
+  "finalizers":{"type":"array","items":{"type":"string"}},
+  "labels":{"type":"object","additionalProperties":{"type":"string"}},
+  "name":{"type":"string"},
+  "namespace":{"type":"string"}}})");
+
+TEST(EmbeddedSchema, EmbeddedObjectMetaKeepsLabelsAnnotationsFinalizersNameAndNamespaceByDefault) {
+  const json::object schema = OpenApiSchemaOf<example::Worker>();
+  const json::object& meta = At(schema, {"properties", "spec", "properties", "template", "properties", "metadata"});
+  EXPECT_EQ(json::value(meta), kEmbeddedObjectMeta);
+  EXPECT_EQ(meta.at("properties").as_object().size(), 5u);
+  EXPECT_EQ(json::value(At(schema, {"properties", "spec", "properties", "template", "properties", "spec",
+                                    "properties", "volumes", "items", "properties", "ephemeral", "properties",
+                                    "volumeClaimTemplate", "properties", "metadata"})),
+            kEmbeddedObjectMeta);
+  // The CRD carries the same schema, and the resource's own metadata stays the API server's.
+  const json::object crd = CrdOf<example::Worker>();
+  const json::object& crd_schema =
+      crd.at("spec").at("versions").at(0).at("schema").at("openAPIV3Schema").as_object();
+  EXPECT_EQ(crd_schema, schema);
+  EXPECT_EQ(crd_schema.at("properties").at("metadata"), json::parse(R"({"type":"object"})"));
+  // Wherever the table embeds an ObjectMeta: a generated type's own metadata is embedded too.
+  EXPECT_EQ(internal::GeneratedTypeSchema(core::v1::Event::kOpenApiName).at("properties").at("metadata"),
+            kEmbeddedObjectMeta);
+}
+
+TEST(EmbeddedSchema, EmbeddedObjectMetaOffIsControllerGensBareObject) {
+  const json::object schema = OpenApiSchemaOf<example::BareMetaWorker>();
+  EXPECT_EQ(At(schema, {"properties", "spec", "properties", "template", "properties", "metadata"}),
+            json::parse(R"({"type":"object"})"));
+  EXPECT_EQ(schema.at("properties").at("metadata"), json::parse(R"({"type":"object"})"));
+  const json::object crd = CrdOf<example::BareMetaWorker>();
+  EXPECT_EQ(crd.at("spec").at("versions").at(0).at("schema").at("openAPIV3Schema"), schema);
+  EXPECT_EQ(OpenApiSchemaOf<example::Worker>(CrdOptions{.embedded_object_meta = false}), schema);
+  // Only the embedded ObjectMetas differ from the default's: the template's and, inside its pod
+  // spec, an ephemeral volume's volumeClaimTemplate.metadata.
+  std::string with_meta = json::serialize(OpenApiSchemaOf<example::Worker>());
+  const std::string meta = json::serialize(internal::EmbeddedObjectMetaSchema(CrdOptions{}));
+  const std::string bare = R"({"type":"object"})";
+  ASSERT_NE(meta, bare);
+  int replaced = 0;
+  for (std::size_t at = with_meta.find(meta); at != std::string::npos; at = with_meta.find(meta, at + bare.size())) {
+    with_meta.replace(at, meta.size(), bare);
+    ++replaced;
+  }
+  EXPECT_EQ(replaced, 2);
+  EXPECT_EQ(json::parse(with_meta), json::value(schema));
+  EXPECT_EQ(At(schema, {"properties", "spec", "properties", "template", "properties", "spec", "properties", "volumes",
+                        "items", "properties", "ephemeral", "properties", "volumeClaimTemplate", "properties",
+                        "metadata"}),
+            json::parse(R"({"type":"object"})"));
 }
 
 TEST(EmbeddedSchema, ContainerPortsAreAListMapWhoseKeysAreRequiredOrDefaulted) {
@@ -162,7 +226,8 @@ TEST(EmbeddedSchema, RecursiveJsonSchemaPropsKeepsUnknownFieldsInsteadOfRecursin
 }
 
 TEST(EmbeddedSchema, SpecialTypesGetTheirControllerGenSchemas) {
-  const json::object event = internal::GeneratedTypeSchema(core::v1::Event::kOpenApiName);
+  const json::object event =
+      internal::GeneratedTypeSchema(core::v1::Event::kOpenApiName, CrdOptions{.embedded_object_meta = false});
   const json::object& props = event.at("properties").as_object();
   EXPECT_EQ(props.at("metadata"), json::parse(R"({"type":"object"})"));
   EXPECT_EQ(props.at("eventTime"), json::parse(R"({"type":"string","format":"date-time"})"));

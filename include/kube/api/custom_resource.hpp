@@ -34,7 +34,8 @@
 /// helpers, and `CrdJson<Website>()` writes its CustomResourceDefinition with a structural
 /// `openAPIV3Schema` (types, required, defaults, enums, minimum/maximum, pattern, list types and
 /// map keys; an embedded generated type, such as a `core::v1::PodTemplateSpec` member, gets its
-/// full schema), the status and scale subresources and the printer columns.
+/// full schema, its ObjectMeta's labels and annotations included), the status and scale
+/// subresources and the printer columns.
 namespace kube::api {
 
 /// An `additionalPrinterColumns` entry (kubectl get's columns).
@@ -61,6 +62,16 @@ struct CrdOptions {
   std::vector<std::string> categories{};
   std::vector<PrinterColumn> printer_columns{};
   std::optional<ScaleSubresource> scale{};
+  /// How the schema writes an *embedded* ObjectMeta: the `metadata` of a generated type inside
+  /// the resource (`spec.template.metadata` of a `core::v1::PodTemplateSpec` member) or a
+  /// `meta::v1::ObjectMeta` member of the user's own structs. True (the default): an object with
+  /// the properties `annotations` and `labels` (maps of strings), `finalizers` (array of
+  /// strings), `name` and `namespace` (strings), and no other, so that the API server keeps
+  /// them and prunes the rest (controller-gen with `crd:generateEmbeddedObjectMeta=true`).
+  /// False: `type: object` with no properties, under which the API server keeps nothing,
+  /// labels and annotations included (controller-gen's default). The resource's own top-level
+  /// `metadata` is `type: object` either way: the API server owns its schema.
+  bool embedded_object_meta = true;
 };
 
 template <class T>
@@ -124,10 +135,11 @@ struct CustomResourceList {
 /// Time, MicroTime -> string date-time; Duration -> string; RawJson -> any value
 /// (x-kubernetes-preserve-unknown-fields); std::optional / Box -> the value's; std::vector ->
 /// array; std::map<std::string, V> -> object with additionalProperties; a Reflected struct ->
-/// object with properties and required; meta/v1 Condition -> its schema; ObjectMeta -> object;
-/// any other generated type (one with `kOpenApiName`: `core::v1::PodTemplateSpec`,
-/// `core::v1::Toleration`) -> its full schema from the OpenAPI documents, expanded inline as
-/// controller-gen writes an embedded k8s.io/api type (GeneratedTypeSchema).
+/// object with properties and required; meta/v1 Condition -> its schema; ObjectMeta -> the
+/// embedded ObjectMeta's (CrdOptions::embedded_object_meta); any other generated type (one with
+/// `kOpenApiName`: `core::v1::PodTemplateSpec`, `core::v1::Toleration`) -> its full schema
+/// from the OpenAPI documents, expanded inline as controller-gen writes an embedded k8s.io/api
+/// type (GeneratedTypeSchema).
 namespace internal {
 
 template <class T>
@@ -157,6 +169,10 @@ struct IsStringMap<std::map<std::string, T>> : std::true_type {
 boost::json::object ScalarSchema(std::string_view kind);
 /// meta/v1 Condition's schema, as controller-gen writes it for metav1.Condition.
 boost::json::object ConditionSchema();
+/// The schema of an ObjectMeta embedded below the resource's top level: with
+/// `options.embedded_object_meta`, an object of annotations, finalizers, labels, name and
+/// namespace (controller-gen's generateEmbeddedObjectMeta=true), else `type: object`.
+boost::json::object EmbeddedObjectMetaSchema(const CrdOptions& options);
 /// Applies a field's options (description, default, enum, bounds, pattern, list type...).
 void ApplyOptions(boost::json::object& schema, const FieldOptions& options);
 /// For a list-map schema (`x-kubernetes-list-type: map`), adds each map key that its items
@@ -167,26 +183,28 @@ void RequireListMapKeys(boost::json::object& schema);
 /// controller-gen writes an embedded k8s.io/api type: every reference resolved inline (no
 /// `$ref`); properties, required, types, formats, enums, the scalar defaults of optional fields
 /// (`protocol: TCP`), list types and map keys, map types; an embedded ObjectMeta is
-/// `type: object`, Quantity and IntOrString int-or-string, Time and MicroTime date-time
-/// strings, RawExtension an object that keeps unknown fields. A type that contains itself
-/// (apiextensions/v1 JSONSchemaProps) is an object that keeps unknown fields.
+/// EmbeddedObjectMetaSchema(options) (the only option looked at), Quantity and IntOrString
+/// int-or-string, Time and MicroTime date-time strings, RawExtension an object that keeps
+/// unknown fields. A type that contains itself (apiextensions/v1 JSONSchemaProps) is an object
+/// that keeps unknown fields.
 /// Links the schema table (kube::api_schemas, about 180 KB) into the program.
 /// **Errors:** none; a name that is no generated type's aborts (a broken build).
 /// **Thread-safety:** safe from any thread.
-boost::json::object GeneratedTypeSchema(std::string_view open_api_name);
+boost::json::object GeneratedTypeSchema(std::string_view open_api_name, const CrdOptions& options = {});
 
 template <class M>
-boost::json::object SchemaOf();
+boost::json::object SchemaOf(const CrdOptions& options);
 
+/// The schema of reflected struct T; `options` reach the schemas of its members.
 template <class T>
-boost::json::object StructSchema() {
+boost::json::object StructSchema(const CrdOptions& options = {}) {
   boost::json::object props;
   boost::json::array required;
   std::apply(
       [&](const auto&... f) {
         (([&] {
            using M = std::remove_cvref_t<decltype(std::declval<T&>().*(f.member))>;
-           boost::json::object s = SchemaOf<M>();
+           boost::json::object s = SchemaOf<M>(options);
            ApplyOptions(s, f.options);
            props[f.name] = std::move(s);
            if (f.options.required) required.emplace_back(f.name);
@@ -202,18 +220,18 @@ boost::json::object StructSchema() {
 }
 
 template <class M>
-boost::json::object SchemaOf() {
+boost::json::object SchemaOf(const CrdOptions& options) {
   if constexpr (IsOptional<M>::value) {
-    return SchemaOf<typename IsOptional<M>::type>();
+    return SchemaOf<typename IsOptional<M>::type>(options);
   } else if constexpr (IsVector<M>::value) {
     boost::json::object out;
     out["type"] = "array";
-    out["items"] = SchemaOf<typename IsVector<M>::type>();
+    out["items"] = SchemaOf<typename IsVector<M>::type>(options);
     return out;
   } else if constexpr (IsStringMap<M>::value) {
     boost::json::object out;
     out["type"] = "object";
-    out["additionalProperties"] = SchemaOf<typename IsStringMap<M>::type>();
+    out["additionalProperties"] = SchemaOf<typename IsStringMap<M>::type>(options);
     return out;
   } else if constexpr (std::is_same_v<M, std::string>) {
     return ScalarSchema("string");
@@ -240,11 +258,12 @@ boost::json::object SchemaOf() {
   } else if constexpr (std::is_same_v<M, meta::v1::Condition>) {
     return ConditionSchema();
   } else if constexpr (std::is_same_v<M, meta::v1::ObjectMeta>) {
-    return ScalarSchema("object");
+    // A member of the user's struct; the resource's own metadata is replaced in OpenApiSchemaOf.
+    return EmbeddedObjectMetaSchema(options);
   } else if constexpr (Reflected<M>) {
-    return StructSchema<M>();
+    return StructSchema<M>(options);
   } else if constexpr (requires { M::kOpenApiName; }) {
-    return GeneratedTypeSchema(M::kOpenApiName);
+    return GeneratedTypeSchema(M::kOpenApiName, options);
   } else {
     return ScalarSchema("preserved-object");
   }
@@ -257,10 +276,21 @@ boost::json::object CrdDocument(std::string_view group, std::string_view version
 
 }  // namespace internal
 
-/// The `openAPIV3Schema` of T's resource (a structural schema).
+/// The CRD options of T: `T::Crd()` when T declares it, else the defaults.
 template <class T>
-boost::json::object OpenApiSchemaOf() {
-  boost::json::object schema = internal::StructSchema<T>();
+CrdOptions CrdOptionsOf() {
+  if constexpr (requires { T::Crd(); }) {
+    return T::Crd();
+  } else {
+    return CrdOptions{};
+  }
+}
+
+/// The `openAPIV3Schema` of T's resource (a structural schema), written with `options`
+/// (embedded_object_meta is the one that changes the schema).
+template <class T>
+boost::json::object OpenApiSchemaOf(const CrdOptions& options = CrdOptionsOf<T>()) {
+  boost::json::object schema = internal::StructSchema<T>(options);
   // apiVersion, kind and metadata are the API server's: their schemas are fixed. `spec` is
   // always encoded but, as controller-gen's `json:"spec,omitempty"`, not required.
   auto& props = schema["properties"].as_object();
@@ -288,10 +318,9 @@ boost::json::object OpenApiSchemaOf() {
 /// `T::Crd()` when T declares it.
 template <class T>
 boost::json::object CrdOf() {
-  CrdOptions options;
-  if constexpr (requires { T::Crd(); }) options = T::Crd();
+  const CrdOptions options = CrdOptionsOf<T>();
   return internal::CrdDocument(T::kGroup, T::kVersion, T::kKind, T::kResource, T::kNamespaced, T::kHasStatus,
-                               options, OpenApiSchemaOf<T>());
+                               options, OpenApiSchemaOf<T>(options));
 }
 
 /// CrdOf<T>() as compact JSON (kubectl apply -f takes it).

@@ -81,6 +81,16 @@ struct Runner : kube::api::CustomResource<Runner, RunnerSpec> {
   static constexpr bool kNamespaced = true;
 };
 
+// Runner's spec with controller-gen's default for the embedded ObjectMeta (`type: object`).
+struct BareRunner : kube::api::CustomResource<BareRunner, RunnerSpec> {
+  static constexpr std::string_view kGroup = "shop.example.com";
+  static constexpr std::string_view kVersion = "v1";
+  static constexpr std::string_view kKind = "BareRunner";
+  static constexpr std::string_view kResource = "barerunners";
+  static constexpr bool kNamespaced = true;
+  static kube::api::CrdOptions Crd() { return {.embedded_object_meta = false}; }
+};
+
 }  // namespace shop
 
 namespace kube::client {
@@ -246,6 +256,42 @@ TEST_F(CustomResourceTest, EmbeddedPodTemplateIsValidatedDefaultedAndPrunedByIts
   EXPECT_EQ(containers[0].resources.limits.at("cpu"), *api::Quantity::Parse("500m"));
   ASSERT_EQ(got->spec.tolerations.size(), 1u);
   EXPECT_TRUE(got->spec.tolerations[0].unknown_fields.empty()) << got->spec.tolerations[0].unknown_fields.raw();
+}
+
+// A Deployment-like operator copies spec.template.metadata.labels to its pods: they must survive.
+TEST_F(CustomResourceTest, EmbeddedObjectMetaKeepsTemplateLabelsAndAnnotations) {
+  ASSERT_NO_FATAL_FAILURE(InstallCrd<shop::Runner>());
+  ASSERT_NO_FATAL_FAILURE(InstallCrd<shop::BareRunner>());
+  const std::string spec =
+      R"({"template":{"metadata":{"labels":{"app":"web"},"annotations":{"note":"x"},"name":"t",)"
+      R"("uid":"set-by-nobody"},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}})";
+  const auto create = [&](const GroupVersionResource& resource, std::string_view kind) -> Result<ObjectPtr> {
+    auto obj = Object::Parse(R"({"apiVersion":"shop.example.com/v1","kind":")" + std::string(kind) +
+                             R"(","metadata":{"name":"r","namespace":"default"},"spec":)" + spec + "}");
+    if (!obj.ok()) return obj.error();
+    return client_->Resource(resource, "default").Create(**obj);
+  };
+
+  auto created = create(ResourceOf<shop::Runner>(), "Runner");
+  ASSERT_TRUE(created.ok()) << created.error().ToString();
+  auto got = TypedApi<shop::Runner>(*client_, "default").Get("r");
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  const auto& meta = got->spec.template_.metadata;
+  EXPECT_EQ(meta.labels, (std::map<std::string, std::string>{{"app", "web"}}));
+  EXPECT_EQ(meta.annotations, (std::map<std::string, std::string>{{"note", "x"}}));
+  EXPECT_EQ(meta.name, "t");
+  EXPECT_EQ(meta.uid, "") << "a server-set field of the template's metadata is pruned";
+  EXPECT_EQ(got->metadata.uid, (*created)->Uid());
+
+  // With controller-gen's default, the server keeps nothing of the template's metadata.
+  auto bare = create(ResourceOf<shop::BareRunner>(), "BareRunner");
+  ASSERT_TRUE(bare.ok()) << bare.error().ToString();
+  auto bare_got = TypedApi<shop::BareRunner>(*client_, "default").Get("r");
+  ASSERT_TRUE(bare_got.ok()) << bare_got.error().message;
+  EXPECT_TRUE(bare_got->spec.template_.metadata.labels.empty());
+  EXPECT_TRUE(bare_got->spec.template_.metadata.annotations.empty());
+  EXPECT_EQ(bare_got->spec.template_.metadata.name, "");
+  ASSERT_EQ(bare_got->spec.template_.spec.containers.size(), 1u);  // the rest of the template is kept
 }
 
 }  // namespace

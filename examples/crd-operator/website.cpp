@@ -60,31 +60,17 @@ std::string ContentHash(std::string_view content) {
   return buf;
 }
 
-// Records an event about `website`. The recorder takes a kube::Object and copies the involved
-// object's apiVersion, kind, namespace, name, uid and resourceVersion: only those are converted.
-void Record(controller::EventRecorder& recorder, const Website& website, EventType type, std::string_view reason,
-            std::string_view message) {
-  Website involved;
-  involved.metadata.name = website.metadata.name;
-  involved.metadata.namespace_ = website.metadata.namespace_;
-  involved.metadata.uid = website.metadata.uid;
-  involved.metadata.resourceVersion = website.metadata.resourceVersion;
-  auto obj = api::ToObject(involved);
-  if (!obj.ok()) return;  // a typed value always converts (see ToObject)
-  recorder.Event(**obj, type, reason, message);
-}
-
 // Records Created / Updated for a child write; nothing for an unchanged child.
 void Report(controller::EventRecorder& recorder, const controller::ReconcileContext& ctx, const Website& website,
             std::string_view kind, const std::string& name, OperationResult op) {
   switch (op) {
     case OperationResult::kCreated:
-      Record(recorder, website, EventType::kNormal, "Created", fmt::format("Created {} {}", kind, name));
+      controller::RecordEvent(recorder, website, EventType::kNormal, "Created", fmt::format("Created {} {}", kind, name));
       break;
     case OperationResult::kUpdated:
     case OperationResult::kUpdatedStatus:
     case OperationResult::kUpdatedStatusOnly:
-      Record(recorder, website, EventType::kNormal, "Updated", fmt::format("Updated {} {}", kind, name));
+      controller::RecordEvent(recorder, website, EventType::kNormal, "Updated", fmt::format("Updated {} {}", kind, name));
       break;
     case OperationResult::kUnchanged:
       return;
@@ -122,12 +108,12 @@ Result<ReconcileResult> WebsiteReconciler::Reconcile(controller::ReconcileContex
   const WebsiteSpec& spec = website.spec;
   if (spec.Replicas() < 0) {  // the CRD's schema rejects it; a CRD installed without it does not
     Error invalid = MakeError(422, reason::kInvalid, "spec.replicas: must be >= 0");
-    Record(recorder_, website, EventType::kWarning, "InvalidSpec", invalid.message);
+    controller::RecordEvent(recorder_, website, EventType::kWarning, "InvalidSpec", invalid.message);
     return controller::TerminalError(std::move(invalid));
   }
   auto terminal_if_owned = [&](Error e) -> Error {
     if (!controller::IsAlreadyOwned(e)) return e;
-    Record(recorder_, website, EventType::kWarning, "OwnedElsewhere", e.message);
+    controller::RecordEvent(recorder_, website, EventType::kWarning, "OwnedElsewhere", e.message);
     return controller::TerminalError(std::move(e));
   };
 

@@ -304,7 +304,7 @@ kube::Result<ReconcileResult> DeploymentReconciler::Reconcile(kube::controller::
                          : RollingUpdateStep(spec.replicas, spec.fenceposts, n, old_counts);
   };
   auto record_scaling = [&](const std::string& name, std::int32_t from, std::int32_t to) {
-    RecordEvent(recorder_, d, kube::controller::EventType::kNormal, "ScalingReplicaSet",
+    kube::controller::RecordEventf(recorder_, d, kube::controller::EventType::kNormal, "ScalingReplicaSet",
                 "Scaled {} replica set {} from {} to {}", to > from ? "up" : "down", name, from, to);
     ctx.log.Info("scaled replica set", {{"replicaSet", name}, {"from", from}, {"to", to}});
   };

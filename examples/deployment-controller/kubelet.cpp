@@ -95,7 +95,7 @@ kube::Result<ReconcileResult> KubeletReconciler::Reconcile(kube::controller::Rec
       kube::MutexLock lock(mu_);
       bound_at_[key] = Bound{uid, clock_.Now()};
     }
-    RecordEvent(recorder_, pod, kube::controller::EventType::kNormal, "Scheduled", "Successfully assigned {}/{} to {}",
+    kube::controller::RecordEventf(recorder_, pod, kube::controller::EventType::kNormal, "Scheduled", "Successfully assigned {}/{} to {}",
                 pod.metadata.namespace_, pod.metadata.name, options_.node_name);
     return ReconcileResult::RequeueAfter(options_.ready_delay);
   }
@@ -150,7 +150,7 @@ kube::Result<ReconcileResult> KubeletReconciler::Reconcile(kube::controller::Rec
     kube::MutexLock lock(mu_);
     bound_at_.erase(key);
   }
-  RecordEvent(recorder_, pod, kube::controller::EventType::kNormal, "Started", "Started containers (simulated)");
+  kube::controller::RecordEventf(recorder_, pod, kube::controller::EventType::kNormal, "Started", "Started containers (simulated)");
   ctx.log.Info("pod running", {{"node", options_.node_name}});
   return ReconcileResult::Done();
 }

@@ -70,21 +70,6 @@ inline kube::api::Time ApiTime(kube::Clock::WallTime now) {
   return kube::api::Time{std::chrono::floor<std::chrono::seconds>(now)};
 }
 
-/// Records an event about the typed `object`: the recorder takes a `kube::Object` and copies its
-/// apiVersion, kind, namespace, name, uid and resourceVersion, so only those are converted.
-template <kube::client::TypedResource T, class... Args>
-void RecordEvent(kube::controller::EventRecorder& recorder, const T& object, kube::controller::EventType type,
-                 std::string_view reason, fmt::format_string<Args...> format, Args&&... args) {
-  T involved;
-  involved.metadata.name = object.metadata.name;
-  involved.metadata.namespace_ = object.metadata.namespace_;
-  involved.metadata.uid = object.metadata.uid;
-  involved.metadata.resourceVersion = object.metadata.resourceVersion;
-  auto obj = kube::api::ToObject(involved);
-  if (!obj.ok()) return;  // a typed value always converts (see ToObject)
-  recorder.Eventf(**obj, type, reason, format, std::forward<Args>(args)...);
-}
-
 /// Writes `object.status` (PUT `/status` with `object`'s resourceVersion, usually the cached
 /// one). On a 409 — usually a cache one event behind — it reads the object from the API server
 /// and writes the same status onto that version once more, as kube's controllers do

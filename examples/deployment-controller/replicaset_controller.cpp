@@ -85,7 +85,7 @@ kube::Result<ReconcileResult> ReplicaSetReconciler::Reconcile(kube::controller::
         auto created = client_.Create(*pod);
         if (!created) return created.error();
         expectations_.ExpectCreation(key, uid, created->metadata.name);
-        RecordEvent(recorder_, rs, kube::controller::EventType::kNormal, "SuccessfulCreate", "Created pod: {}",
+        kube::controller::RecordEventf(recorder_, rs, kube::controller::EventType::kNormal, "SuccessfulCreate", "Created pod: {}",
                     created->metadata.name);
       }
       ctx.log.Info("created pods", {{"count", n}, {"replicas", desired}});
@@ -97,7 +97,7 @@ kube::Result<ReconcileResult> ReplicaSetReconciler::Reconcile(kube::controller::
         auto deleted = client_.Delete(pod, {.preconditions = kube::Preconditions{.uid = pod.metadata.uid}});
         if (!deleted && !kube::IsNotFound(deleted.error())) return deleted.error();
         expectations_.ExpectDeletion(key, uid, pod.metadata.name);
-        RecordEvent(recorder_, rs, kube::controller::EventType::kNormal, "SuccessfulDelete", "Deleted pod: {}",
+        kube::controller::RecordEventf(recorder_, rs, kube::controller::EventType::kNormal, "SuccessfulDelete", "Deleted pod: {}",
                     pod.metadata.name);
       }
       ctx.log.Info("deleted pods", {{"count", n}, {"replicas", desired}});

@@ -23,21 +23,6 @@ bool Interesting(const ObjectPtr& obj) {
   return obj != nullptr && (obj->Labels().Get(kExportLabel) == "true" || obj->Finalizers().Contains(kCleanupFinalizer));
 }
 
-// Records an event about `cm`. The recorder takes a kube::Object and copies only the involved
-// object's apiVersion, kind, namespace, name, uid and resourceVersion, so only those are
-// converted (not the exported data).
-void Record(controller::EventRecorder& recorder, const ConfigMap& cm, EventType type, std::string_view reason,
-            std::string_view message) {
-  ConfigMap involved;
-  involved.metadata.name = cm.metadata.name;
-  involved.metadata.namespace_ = cm.metadata.namespace_;
-  involved.metadata.uid = cm.metadata.uid;
-  involved.metadata.resourceVersion = cm.metadata.resourceVersion;
-  auto obj = api::ToObject(involved);
-  if (!obj.ok()) return;  // a typed value always converts (see ToObject)
-  recorder.Event(**obj, type, reason, message);
-}
-
 }  // namespace
 
 Result<ReconcileResult> ExportReconciler::Reconcile(controller::ReconcileContext& ctx,
@@ -67,12 +52,12 @@ Result<ReconcileResult> ExportReconciler::Reconcile(controller::ReconcileContext
   // Only `data` is exported (not binaryData).
   auto synced = store_.Sync(cm.metadata.namespace_, cm.metadata.name, cm.data);
   if (!synced) {
-    Record(recorder_, cm, EventType::kWarning, "ExportFailed", synced.error().message);
+    controller::RecordEvent(recorder_, cm, EventType::kWarning, "ExportFailed", synced.error().message);
     if (IsBadRequest(synced.error())) return controller::TerminalError(std::move(synced).error());
     return std::move(synced).error();
   }
   if (synced->Changed()) {
-    Record(recorder_, cm, EventType::kNormal, "Exported",
+    controller::RecordEvent(recorder_, cm, EventType::kNormal, "Exported",
            fmt::format("wrote {} file(s), removed {}", synced->written, synced->removed));
     ctx.log.Info("exported", {{"written", synced->written}, {"removed", synced->removed}});
   }
@@ -84,11 +69,11 @@ Result<ReconcileResult> ExportReconciler::CleanUp(controller::ReconcileContext& 
   if (!controller::ContainsFinalizer(cm, kCleanupFinalizer)) return ReconcileResult::Done();
   auto removed = store_.Remove(cm.metadata.namespace_, cm.metadata.name);
   if (!removed) {
-    Record(recorder_, cm, EventType::kWarning, "CleanupFailed", removed.error().message);
+    controller::RecordEvent(recorder_, cm, EventType::kWarning, "CleanupFailed", removed.error().message);
     return std::move(removed).error();  // the finalizer stays; retried with backoff
   }
   const std::string_view why = cm.metadata.deletionTimestamp ? "configmap is being deleted" : "export label removed";
-  Record(recorder_, cm, EventType::kNormal, "CleanedUp", fmt::format("removed exported files: {}", why));
+  controller::RecordEvent(recorder_, cm, EventType::kNormal, "CleanedUp", fmt::format("removed exported files: {}", why));
   ctx.log.Info("cleaned up", {{"reason", why}});
   // Removing the last finalizer of a ConfigMap being deleted lets the API server delete it.
   controller::RemoveFinalizer(cm, kCleanupFinalizer);

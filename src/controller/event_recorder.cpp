@@ -1,4 +1,5 @@
 #include <kube/controller/event_recorder.hpp>
+#include <kube/controller/typed.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -411,5 +412,19 @@ void FakeEventRecorder::Clear() {
   MutexLock lock(mu_);
   events_.clear();
 }
+
+namespace internal {
+
+Result<ObjectPtr> InvolvedObject(std::string_view api_version, std::string_view kind, std::string_view ns,
+                                 std::string_view name, std::string_view uid, std::string_view resource_version) {
+  ObjectBuilder b(api_version, kind);
+  b.SetName(name);
+  if (!ns.empty()) b.SetNamespace(ns);
+  if (!uid.empty()) b.SetUid(uid);
+  if (!resource_version.empty()) b.SetResourceVersion(resource_version);
+  return b.Build();
+}
+
+}  // namespace internal
 
 }  // namespace kube::controller

@@ -1,4 +1,5 @@
 #include <kube/controller/event_recorder.hpp>
+#include <kube/controller/typed.hpp>
 
 #include <chrono>
 #include <map>
@@ -105,6 +106,47 @@ class EventRecorderTest : public ::testing::Test {
   std::unique_ptr<EventBroadcaster> broadcaster_;
   std::unique_ptr<EventRecorder> recorder_;
 };
+
+// A typed resource of the test's own (meta/v1 only): what RecordEvent needs of a generated kind.
+struct Widget {
+  static constexpr std::string_view kGroup = "example.com";
+  static constexpr std::string_view kVersion = "v1";
+  static constexpr std::string_view kKind = "Widget";
+  static constexpr std::string_view kResource = "widgets";
+  static constexpr bool kNamespaced = true;
+  using List = std::vector<Widget>;
+  kube::api::meta::v1::ObjectMeta metadata;
+};
+
+TEST_F(EventRecorderTest, TypedEventsReferToTheTypedObject) {
+  Start();
+  Widget w;
+  w.metadata.name = "w1";
+  w.metadata.namespace_ = "team-a";
+  w.metadata.uid = "uid-1";
+  w.metadata.resourceVersion = "42";
+  w.metadata.labels["ignored"] = "x";
+  RecordEventf(*recorder_, w, EventType::kNormal, "Synced", "synced {} replicas", 3);
+  Widget cluster_scoped;
+  cluster_scoped.metadata.name = "c";
+  RecordEvent(*recorder_, cluster_scoped, EventType::kWarning, "Odd", "no namespace");
+  broadcaster_->Flush();
+  auto events = Events();
+  ASSERT_EQ(events.size(), 2u);
+  const Object* synced = events[0]->GetString("/reason") == "Synced" ? events[0].get() : events[1].get();
+  const Object* odd = synced == events[0].get() ? events[1].get() : events[0].get();
+  EXPECT_EQ(synced->Namespace(), "team-a");
+  EXPECT_EQ(synced->GetString("/message"), "synced 3 replicas");
+  EXPECT_EQ(synced->GetString("/involvedObject/apiVersion"), "example.com/v1");
+  EXPECT_EQ(synced->GetString("/involvedObject/kind"), "Widget");
+  EXPECT_EQ(synced->GetString("/involvedObject/namespace"), "team-a");
+  EXPECT_EQ(synced->GetString("/involvedObject/name"), "w1");
+  EXPECT_EQ(synced->GetString("/involvedObject/uid"), "uid-1");
+  EXPECT_EQ(synced->GetString("/involvedObject/resourceVersion"), "42");
+  EXPECT_EQ(odd->GetString("/type"), "Warning");
+  EXPECT_EQ(odd->GetString("/involvedObject/name"), "c");
+  EXPECT_EQ(odd->GetString("/involvedObject/namespace"), std::nullopt);
+}
 
 TEST_F(EventRecorderTest, FirstEventIsCreatedWithClientGoShape) {
   Start();

@@ -29,6 +29,7 @@
 #include <kube/client/typed_api.hpp>
 #include <kube/controller/client.hpp>
 #include <kube/controller/controllerutil.hpp>
+#include <kube/controller/event_recorder.hpp>
 #include <kube/controller/reconciler.hpp>
 
 namespace kube::controller {
@@ -219,6 +220,32 @@ Result<void> SetOwnerReference(const Owner& owner, Object& object) {
 }
 
 /// The ownerReference with `controller: true`, or nullptr (apimachinery's `GetControllerOf`).
+namespace internal {
+/// The Object an event refers to: apiVersion, kind, and the metadata an Event copies.
+/// **Errors:** as ObjectBuilder::Build (none for names the API server accepted).
+Result<ObjectPtr> InvolvedObject(std::string_view api_version, std::string_view kind, std::string_view ns,
+                                 std::string_view name, std::string_view uid, std::string_view resource_version);
+}  // namespace internal
+
+/// Records an event about the typed `object` (client-go's `recorder.Event(obj, ...)`): the
+/// Event's involvedObject gets T's apiVersion and kind and the object's namespace, name, uid and
+/// resourceVersion; nothing else of the object is converted. Never blocks (see EventRecorder).
+template <client::TypedResource T>
+void RecordEvent(EventRecorder& recorder, const T& object, EventType type, std::string_view reason,
+                 std::string_view message) {
+  const auto& m = object.metadata;
+  auto involved = internal::InvolvedObject(client::ApiVersionOf<T>(), T::kKind, m.namespace_, m.name, m.uid,
+                                           m.resourceVersion);
+  if (involved.ok()) recorder.Event(**involved, type, reason, message);
+}
+
+/// `RecordEvent` with a fmt-formatted message (client-go's `recorder.Eventf`).
+template <client::TypedResource T, class... Args>
+void RecordEventf(EventRecorder& recorder, const T& object, EventType type, std::string_view reason,
+                  fmt::format_string<Args...> format, Args&&... args) {
+  RecordEvent(recorder, object, type, reason, fmt::format(format, std::forward<Args>(args)...));
+}
+
 template <class Object>
 const api::meta::v1::OwnerReference* GetControllerOf(const Object& object) {
   for (const auto& ref : object.metadata.ownerReferences) {

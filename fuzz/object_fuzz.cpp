@@ -1,8 +1,11 @@
-// Fuzzes Object::Parse, ObjectList::Parse and DecodeWatchEvent: outside input from API servers
-// and users. Properties checked beyond "no crash":
+// Fuzzes Object::Parse, ObjectList::Parse, ObjectListParser and DecodeWatchEvent: outside input
+// from API servers and users. Properties checked beyond "no crash":
 //  - an accepted object's compact text is valid JSON with the same DOM as the input;
 //  - re-parsing the compact text gives the same metadata;
-//  - StripManagedFields leaves a valid object without managedFields.
+//  - StripManagedFields leaves a valid object without managedFields;
+//  - a list fed to ObjectListParser in pieces (cut where the input's bytes say) parses as the
+//    whole text does: both fail, or both give the same items and list metadata.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +14,7 @@
 #include <boost/json.hpp>
 
 #include <kube/core/object.hpp>
+#include <kube/core/object_list_parser.hpp>
 #include <kube/core/watch_event.hpp>
 
 namespace {
@@ -95,6 +99,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const auto* got = item.as_object().if_contains(k);
         Check(got != nullptr && *got == v);
       }
+    }
+  }
+  {
+    // Piece lengths from the input itself: every split pattern is reachable.
+    kube::ObjectListParser parser;
+    bool ok = true;
+    std::size_t at = 0, seed = size;
+    while (ok && at < size) {
+      seed = seed * 31 + static_cast<unsigned char>(input[at]);
+      const std::size_t n = std::min<std::size_t>(size - at, 1 + seed % 97);
+      ok = parser.Feed(input.substr(at, n)).ok();
+      at += n;
+    }
+    auto streamed = ok ? parser.Finish() : kube::Result<kube::ObjectList>(kube::BadRequest("fed"));
+    Check(streamed.ok() == list.ok());
+    if (streamed.ok()) {
+      Check(streamed->api_version == list->api_version && streamed->kind == list->kind &&
+            streamed->resource_version == list->resource_version &&
+            streamed->continue_token == list->continue_token &&
+            streamed->remaining_item_count == list->remaining_item_count);
+      Check(streamed->items.size() == list->items.size());
+      for (std::size_t i = 0; i < list->items.size(); ++i) Check(streamed->items[i]->Json() == list->items[i]->Json());
     }
   }
   auto event = kube::DecodeWatchEvent(input);

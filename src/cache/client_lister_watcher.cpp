@@ -27,8 +27,10 @@ class ClientListerWatcher final : public ListerWatcher {
  public:
   ClientListerWatcher(client::Api api, InformerScope scope) : api_(std::move(api)), scope_(std::move(scope)) {}
 
-  Result<ObjectList> List(const ListOptions& options) override {
-    if (!scope_.metadata_only) return api_.List(Scoped(options));
+  Result<ObjectList> List(const ListOptions& options) override { return StreamList(options, {}); }
+
+  Result<ObjectList> StreamList(const ListOptions& options, const std::function<void(ObjectPtr&)>& on_item) override {
+    if (!scope_.metadata_only) return api_.List(Scoped(options), on_item);
     auto req = MetadataRequest(options, /*watch=*/false);
     if (!req.ok()) return std::move(req).error();
     auto res = api_.rest()->Do(*req);
@@ -41,6 +43,9 @@ class ClientListerWatcher final : public ListerWatcher {
     if (list->kind != "PartialObjectMetadataList") {
       return InternalError("GET " + req->path + " answered kind \"" + list->kind +
                            "\" to a PartialObjectMetadataList request");
+    }
+    if (on_item) {
+      for (ObjectPtr& item : list->items) on_item(item);
     }
     return std::move(list).value();
   }

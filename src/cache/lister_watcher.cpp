@@ -19,6 +19,15 @@ class StreamHandle final : public WatchStream {
 
 }  // namespace
 
+Result<ObjectList> ListerWatcher::StreamList(const ListOptions& options,
+                                             const std::function<void(ObjectPtr&)>& on_item) {
+  auto list = List(options);
+  if (list.ok() && on_item) {
+    for (ObjectPtr& item : list->items) on_item(item);
+  }
+  return list;
+}
+
 Result<std::optional<WatchEvent>> FakeListerWatcher::Stream::Next() {
   if (taken_.empty()) {
     // Everything pushed so far in one lock round trip: a fast producer and this consumer then

@@ -1,6 +1,7 @@
 #include <kube/cache/reflector.hpp>
 
 #include <charconv>
+#include <functional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -197,9 +198,10 @@ ReflectorEvent Reflector::DoList(std::stop_token stop) {
   bool paging = false;
   Metrics::Inc(metrics_->lists);
   const Clock::TimePoint start = clock_.Now();
+  const std::function<void(ObjectPtr&)> prepare = [this](ObjectPtr& obj) { obj = store_.Prepare(std::move(obj)); };
   while (true) {
     if (stop.stop_requested()) return ReflectorEvent::kStopRequested;
-    auto page = lw_.List(opts);
+    auto page = lw_.StreamList(opts, prepare);
     if (!page.ok()) {
       const Error& e = page.error();
       if (IsExpiredOrTooLarge(e) && paging) {
@@ -263,9 +265,9 @@ ListOptions Reflector::WatchOptions(bool watch_list) {
 
 Result<void> Reflector::ApplyEvent(const WatchEvent& ev) {
   switch (ev.type) {
-    case WatchEventType::kAdded: return store_.Add(ev.object);
-    case WatchEventType::kModified: return store_.Update(ev.object);
-    case WatchEventType::kDeleted: return store_.Delete(ev.object);
+    case WatchEventType::kAdded: return store_.Add(store_.Prepare(ev.object));
+    case WatchEventType::kModified: return store_.Update(store_.Prepare(ev.object));
+    case WatchEventType::kDeleted: return store_.Delete(store_.Prepare(ev.object));
     case WatchEventType::kBookmark:
     case WatchEventType::kError: return Ok();
   }
@@ -360,7 +362,7 @@ ReflectorEvent Reflector::HandleStream(WatchStream& stream, std::stop_token stop
         continue;
       }
       if (ev.type == WatchEventType::kAdded || ev.type == WatchEventType::kModified) {
-        initial.push_back(ev.object);
+        initial.push_back(store_.Prepare(ev.object));
       }
       continue;
     }

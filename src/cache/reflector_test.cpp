@@ -15,6 +15,13 @@ using testing::Obj;
 // Records what the reflector writes.
 class RecordingStore final : public ReflectorStore {
  public:
+  // With `prepare` set, Prepare renames every object `<name>-p` and records the call.
+  bool prepare = false;
+  ObjectPtr Prepare(ObjectPtr o) override {
+    if (!prepare) return o;
+    (void)Record("prepare " + o->Key());
+    return Obj(o->Namespace(), std::string(o->Name()) + "-p", o->ResourceVersion());
+  }
   Result<void> Add(const ObjectPtr& o) override { return Record("add " + o->Key() + "@" + std::string(o->ResourceVersion())); }
   Result<void> Update(const ObjectPtr& o) override {
     return Record("update " + o->Key() + "@" + std::string(o->ResourceVersion()));
@@ -101,6 +108,33 @@ TEST(Reflector, PaginatedListReplacesThenWatchesFromTheListResourceVersion) {
   EXPECT_EQ(*watches[0].timeout_seconds, 450);  // 300 s * (1 + 0.5)
   EXPECT_EQ(f.reflector->LastSyncResourceVersion(), "10");
   EXPECT_EQ(f.reflector->ListCount(), 1);
+}
+
+TEST(Reflector, EveryObjectPassesThroughPrepareAndTheStoreGetsWhatItReturns) {
+  Fixture f;
+  f.store.prepare = true;
+  f.lw.AddListResult(MakeObjectList({Obj("n", "a", "3"), Obj("n", "b", "4")}, "10"));
+  f.Start(Opts(f.clock));
+  auto s = f.lw.WaitForWatch(1);
+  ASSERT_TRUE(s);
+  s->Push(WatchEventType::kAdded, R"({"metadata":{"name":"c","namespace":"n","resourceVersion":"11"}})");
+  s->Push(WatchEventType::kDeleted, R"({"metadata":{"name":"a","namespace":"n","resourceVersion":"12"}})");
+  ASSERT_TRUE(f.store.WaitFor(7));
+  EXPECT_EQ(f.store.Calls(), (std::vector<std::string>{"prepare n/a", "prepare n/b", "replace@10: n/a-p n/b-p",
+                                                       "prepare n/c", "add n/c-p@11", "prepare n/a", "delete n/a-p"}));
+}
+
+TEST(Reflector, StreamingListItemsPassThroughPrepare) {
+  Fixture f;
+  f.store.prepare = true;
+  f.Start(Opts(f.clock, /*watch_list=*/true));
+  auto s = f.lw.WaitForWatch(1);
+  ASSERT_TRUE(s);
+  s->Push(WatchEventType::kAdded, R"({"metadata":{"name":"a","namespace":"n","resourceVersion":"3"}})");
+  s->Push(WatchEventType::kBookmark,
+          R"({"metadata":{"resourceVersion":"8","annotations":{"k8s.io/initial-events-end":"true"}}})");
+  ASSERT_TRUE(f.store.WaitFor(2));
+  EXPECT_EQ(f.store.Calls(), (std::vector<std::string>{"prepare n/a", "replace@8: n/a-p"}));
 }
 
 TEST(Reflector, WatchTimeoutIsBetweenFiveAndTenMinutes) {

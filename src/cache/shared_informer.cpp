@@ -219,20 +219,25 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
   std::jthread thread_;
 };
 
-// Feeds the DeltaFIFO from the reflector, applying the transform first.
+// Feeds the DeltaFIFO from the reflector; the reflector has passed every object through
+// Prepare (transform, then decoders) as it arrived.
 class SharedIndexInformer::StoreAdapter final : public ReflectorStore {
  public:
   explicit StoreAdapter(SharedIndexInformer& informer) : informer_(informer) {}
-  Result<void> Add(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Add(T(obj))); }
-  Result<void> Update(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Update(T(obj))); }
-  Result<void> Delete(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Delete(T(obj))); }
+  ObjectPtr Prepare(ObjectPtr obj) override {
+    obj = T(obj);
+    if (obj) {
+      for (const auto& [key, decode] : informer_.decoders_) decode(obj);
+    }
+    return obj;
+  }
+  Result<void> Add(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Add(obj)); }
+  Result<void> Update(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Update(obj)); }
+  Result<void> Delete(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Delete(obj)); }
   Result<void> Replace(std::vector<ObjectPtr> list, std::string_view rv) override {
     // The store will hold about this many objects once the deltas are processed: size it once
     // rather than in doubling steps while they are popped.
     informer_.indexer_.Reserve(list.size());
-    if (informer_.transform_) {
-      for (auto& o : list) o = T(o);
-    }
     // The FIFO takes over the list's references: no reference-count traffic per object.
     return Notify(informer_.fifo_.Replace(std::move(list), rv));
   }
@@ -324,6 +329,16 @@ Result<void> SharedIndexInformer::SetTransform(TransformFunc transform) {
   if (started_) return MakeError(409, reason::kConflict, "informer has already started");
   transform_ = std::move(transform);
   return Ok();
+}
+
+bool SharedIndexInformer::AddDecoder(const void* key, std::function<void(const ObjectPtr&)> decode) {
+  MutexLock lock(listeners_mu_);
+  if (started_) return false;
+  for (const auto& d : decoders_) {
+    if (d.first == key) return true;
+  }
+  decoders_.emplace_back(key, std::move(decode));
+  return true;
 }
 
 bool SharedIndexInformer::HasSynced() const { return fifo_.HasSynced(); }

@@ -343,6 +343,55 @@ TEST(SharedIndexInformer, TransformRunsBeforeObjectsAreStored) {
   EXPECT_TRUE(IsConflict(late.error()));
 }
 
+constexpr char kDecodedTag = 0;
+
+// Records, for each add, whether the object reached the handler already decoded.
+class DecodedRecorder final : public ResourceEventHandler {
+ public:
+  void OnAdd(const ObjectPtr& o, bool) override {
+    auto d = std::static_pointer_cast<const std::string>(o->DerivedValue(&kDecodedTag));
+    MutexLock lock(mu_);
+    adds_.push_back(o->Key() + (d ? " " + *d : std::string(" not decoded")));
+  }
+  void OnUpdate(const ObjectPtr&, const ObjectPtr&) override {}
+  void OnDelete(const ObjectPtr&, bool) override {}
+  std::vector<std::string> Adds() const {
+    MutexLock lock(mu_);
+    return adds_;
+  }
+
+ private:
+  mutable Mutex mu_;
+  std::vector<std::string> adds_ KUBE_GUARDED_BY(mu_);
+};
+
+TEST(SharedIndexInformer, DecodersRunOnEveryObjectAfterTheTransformBeforeHandlersSeeIt) {
+  InformerOptions o;
+  o.transform = StripManagedFields;
+  Fixture f(o);
+  std::atomic<int> decodes{0};
+  auto decode = [&](const ObjectPtr& obj) {
+    decodes.fetch_add(1);
+    obj->KeepDerivedValue(&kDecodedTag, std::make_shared<const std::string>(
+                                            obj->HasManagedFields() ? "decoded-before-transform" : "decoded"));
+  };
+  ASSERT_TRUE(f.informer->AddDecoder(&kDecodedTag, decode));
+  ASSERT_TRUE(f.informer->AddDecoder(&kDecodedTag, decode));  // same key: kept once
+  auto handler = std::make_shared<DecodedRecorder>();
+  ASSERT_TRUE(f.informer->AddEventHandler(handler).ok());
+  f.lw->AddListResult(MakeObjectList(
+      {*Object::Parse(R"({"metadata":{"name":"a","namespace":"n","resourceVersion":"1","managedFields":[{"manager":"m"}]}})")},
+      "1"));
+  f.Start();
+  auto s = f.lw->WaitForWatch(1);
+  ASSERT_TRUE(s);
+  s->Push(WatchEventType::kAdded, R"({"metadata":{"name":"b","namespace":"n","resourceVersion":"2"}})");
+  ASSERT_TRUE(WaitUntil([&] { return handler->Adds().size() >= 2; }));
+  EXPECT_EQ(handler->Adds(), (std::vector<std::string>{"n/a decoded", "n/b decoded"}));
+  EXPECT_EQ(decodes.load(), 2);
+  EXPECT_FALSE(f.informer->AddDecoder(&decodes, decode));  // started: objects are decoded on first read
+}
+
 TEST(SharedIndexInformer, StopEndsRunAndLaterHandlersAreRefused) {
   Fixture f;
   f.lw->AddListResult(MakeObjectList({}, "1"));

@@ -1,7 +1,10 @@
 #include <kube/client/dynamic_client.hpp>
 
+#include <optional>
 #include <string>
 #include <utility>
+
+#include <kube/core/object_list_parser.hpp>
 
 #include "client/internal/util.hpp"
 
@@ -27,6 +30,42 @@ Result<void> CheckJson(const HttpResponse& r, const Request& req) {
 Error DecodeError(const Request& req, const Error& e) {
   return InternalError("unable to decode the response of " + req.method + " " + req.path + ": " + e.message);
 }
+
+// Parses a list body as it arrives and hands each item to `on_item` (may be empty).
+class ListConsumer final : public BodyConsumer {
+ public:
+  ListConsumer(const Request& req, const std::function<void(ObjectPtr&)>& on_item) : req_(req), on_item_(on_item) {}
+
+  Result<void> Begin(const HttpResponse& head) override {
+    KUBE_RETURN_IF_ERROR(CheckJson(head, req_));
+    parser_.emplace();
+    handed_ = 0;
+    return Ok();
+  }
+  Result<void> Append(std::string_view bytes) override {
+    auto fed = parser_->Feed(bytes);
+    if (!fed) return DecodeError(req_, fed.error());
+    Hand(parser_->items());
+    return Ok();
+  }
+  Result<ObjectList> Finish() {
+    if (!parser_) parser_.emplace();
+    auto list = parser_->Finish();
+    if (!list) return DecodeError(req_, list.error());
+    Hand(list->items);  // items Finish parsed (a list whose kind follows its items)
+    return list;
+  }
+
+ private:
+  void Hand(std::vector<ObjectPtr>& items) {
+    if (!on_item_) return;
+    for (; handed_ < items.size(); ++handed_) on_item_(items[handed_]);
+  }
+  const Request& req_;
+  const std::function<void(ObjectPtr&)>& on_item_;
+  std::optional<ObjectListParser> parser_;
+  std::size_t handed_ = 0;
+};
 
 }  // namespace
 
@@ -84,7 +123,9 @@ Result<ObjectPtr> Api::GetSubresource(std::string_view name, std::string_view su
   return SendForObject(std::move(req));
 }
 
-Result<ObjectList> Api::List(const ListOptions& options) const {
+Result<ObjectList> Api::List(const ListOptions& options) const { return List(options, {}); }
+
+Result<ObjectList> Api::List(const ListOptions& options, const std::function<void(ObjectPtr&)>& on_item) const {
   auto path = Path(ns_);
   if (!path) return std::move(path).error();
   Request req;
@@ -93,12 +134,10 @@ Result<ObjectList> Api::List(const ListOptions& options) const {
   opts.watch = false;
   req.query = opts.ToQuery();
   req.resource = gvr_.ToGroupResource();
-  auto r = rest_->Do(req, stop_);
+  ListConsumer body(req, on_item);
+  auto r = rest_->Do(req, body, stop_);
   if (!r) return std::move(r).error();
-  KUBE_RETURN_IF_ERROR(CheckJson(*r, req));
-  auto list = ObjectList::Parse(r->body);
-  if (!list) return DecodeError(req, list.error());
-  return std::move(list).value();
+  return body.Finish();
 }
 
 ListPager Api::Pager(ListOptions options, std::int64_t page_size) const {

@@ -4,10 +4,14 @@
 
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <boost/json.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <kube/base/mutex.hpp>
 
 namespace kube::client {
 namespace {
@@ -280,6 +284,54 @@ TEST_F(DynamicClientTest, WatchSetsWatchTrueAndStreamsEvents) {
   auto end = (*watch)->Next();
   ASSERT_TRUE(end.ok());
   EXPECT_FALSE(end->has_value());
+}
+
+TEST_F(DynamicClientTest, ListHandsEachItemOverAsSoonAsItIsParsed) {
+  auto script = transport_->EnqueueStream(200, {{"Content-Type", "application/json"}});
+  const std::string text = CmList({"a", "b", "c"});
+  const std::size_t second = text.find(Cm("b"));
+  script->Push(text.substr(0, second));  // the first item and the comma after it
+  Mutex mu;
+  CondVar cv;
+  std::vector<std::string> seen;
+  auto replacement = Object::Parse(Cm("z"));
+  ASSERT_TRUE(replacement.ok());
+  Result<ObjectList> list = MakeError(0, "", "unset");
+  std::jthread caller([&] {
+    list = client_->Resource(kConfigMaps, "ns").List({}, [&](ObjectPtr& item) {
+      MutexLock lock(mu);
+      seen.emplace_back(item->Name());
+      if (item->Name() == "b") item = *replacement;
+      cv.SignalAll();
+    });
+  });
+  {
+    // The first item arrives while the rest of the list has not been sent.
+    MutexLock lock(mu);
+    while (seen.empty()) cv.Wait(mu);
+    EXPECT_EQ(seen, std::vector<std::string>{"a"});
+  }
+  script->Push(text.substr(second));
+  script->Close();
+  caller.join();
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "c"}));
+  ASSERT_EQ(list->items.size(), 3u);
+  EXPECT_EQ(list->items[1]->Name(), "z");
+  EXPECT_EQ(list->resource_version, "100");
+}
+
+TEST_F(DynamicClientTest, AListThatIsNotJsonOrIsCutShortIsAnError) {
+  transport_->Enqueue(HttpResponse{200, {{"Content-Type", "application/vnd.kubernetes.protobuf"}}, "k8s\0"});
+  auto proto = client_->Resource(kConfigMaps, "ns").List();
+  ASSERT_FALSE(proto.ok());
+  EXPECT_THAT(proto.error().message, ::testing::HasSubstr("cannot be decoded"));
+
+  const std::string text = CmList({"a", "b"});
+  transport_->EnqueueJson(200, text.substr(0, text.size() - 3));
+  auto cut = client_->Resource(kConfigMaps, "ns").List();
+  ASSERT_FALSE(cut.ok());
+  EXPECT_THAT(cut.error().message, ::testing::HasSubstr("unable to decode the response of GET"));
 }
 
 TEST_F(DynamicClientTest, WatchRejectedBeforeStreamingIsAClassifiedError) {

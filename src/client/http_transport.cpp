@@ -382,8 +382,11 @@ class StreamImpl final : public ResponseStream {
   }
 
   ~StreamImpl() override {
+    // A body read to its end leaves the connection ready for the next request (a streamed
+    // list); one abandoned midway (a stopped watch) does not.
+    const bool reusable = !failed_ && !canceled_.load() && parser_->is_done() && parser_->keep_alive();
     parser_.reset();
-    pool_->Release(std::move(conn_), false);  // watch connections are not reused
+    pool_->Release(std::move(conn_), reusable);
   }
 
   int status() const override { return status_; }
@@ -479,7 +482,11 @@ class BeastTransport final : public HttpTransport {
       const bool reused = c.reused_;
       auto parser = std::make_unique<http::response_parser<http::buffer_body>>();
       parser->header_limit(kHeaderLimit);
-      parser->body_limit(boost::none);
+      if (request.finite_body) {
+        parser->body_limit(options_.max_response_bytes);
+      } else {
+        parser->body_limit(boost::none);
+      }
       ErrorCode ec;
       try {
         ec = Write(c, request, deadline);
@@ -502,7 +509,8 @@ class BeastTransport final : public HttpTransport {
         if (attempt == 0 && reused && !got_bytes && IsConnectionReset(err)) continue;
         return err;
       }
-      c.Lowest().expires_never();  // a watch has no deadline once it streams
+      // A watch has no deadline once it streams; a streamed list keeps the request's.
+      if (!request.finite_body) c.Lowest().expires_never();
       return std::unique_ptr<ResponseStream>(
           std::make_unique<StreamImpl>(pool_, std::move(conn).value(), std::move(parser)));
     }

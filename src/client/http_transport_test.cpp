@@ -297,6 +297,91 @@ TEST(HttpTransport, StreamErrorStatusCarriesTheBody) {
   EXPECT_TRUE(IsExpired(watch.error()));
 }
 
+// A finite body (a streamed list) read through Open.
+HttpRequest FiniteGet(std::string target, Clock::Duration timeout = Clock::Duration::zero()) {
+  HttpRequest r = Get(std::move(target), timeout);
+  r.finite_body = true;
+  return r;
+}
+
+std::string ReadAll(ResponseStream& s, Result<void>& status) {
+  std::string out;
+  for (;;) {
+    auto chunk = s.Read();
+    if (!chunk) {
+      status = std::move(chunk).error();
+      return out;
+    }
+    if (chunk->empty()) return out;
+    out.append(*chunk);
+  }
+}
+
+TEST(HttpTransport, AFiniteBodyReadToItsEndLeavesTheConnectionForTheNextRequest) {
+  ScriptedServer server({}, Echo());
+  auto t = Transport(server.url());
+  for (int i = 0; i < 3; ++i) {
+    auto stream = t->Open(FiniteGet("/api/v1/pods"));
+    ASSERT_TRUE(stream.ok()) << stream.error().message;
+    Result<void> status = Ok();
+    EXPECT_EQ(ReadAll(**stream, status), "GET /api/v1/pods ua= body=");
+    ASSERT_TRUE(status.ok()) << status.error().message;
+  }
+  ASSERT_TRUE(t->Do(Get("/x")).ok());
+  EXPECT_EQ(server.connections(), 1);
+  EXPECT_EQ(t->Stats().connections_opened, 1u);
+}
+
+TEST(HttpTransport, AStreamLeftMidwayIsNotReused) {
+  ScriptedServer server({}, [](ServerConn& c) {
+    while (c.ReadRequest()) {
+      if (!c.Write(ChunkedHead(200) + Chunk(Event("a", "1")))) return;
+    }
+  });
+  auto t = Transport(server.url());
+  {
+    auto stream = t->Open(Get("/w"));
+    ASSERT_TRUE(stream.ok());
+    ASSERT_TRUE((*stream)->Read().ok());
+  }  // abandoned before the last chunk
+  auto again = t->Open(Get("/w"));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(t->Stats().connections_opened, 2u);
+}
+
+TEST(HttpTransport, TheRequestTimeoutBoundsAFiniteBody) {
+  std::promise<void> release;
+  auto released = release.get_future().share();
+  ScriptedServer server({}, [released](ServerConn& c) {
+    if (!c.ReadRequest()) return;
+    c.Write(ChunkedHead(200) + Chunk(R"({"items":[)"));
+    released.wait_for(30s);  // the rest never comes while the test runs
+  });
+  auto t = Transport(server.url());
+  auto stream = t->Open(FiniteGet("/api/v1/pods", 300ms));
+  ASSERT_TRUE(stream.ok()) << stream.error().message;
+  Result<void> status = Ok();
+  const std::string got = ReadAll(**stream, status);
+  release.set_value();
+  EXPECT_EQ(got, R"({"items":[)");
+  ASSERT_FALSE(status.ok());
+  EXPECT_TRUE(IsClientTimeout(status.error())) << status.error().message;
+}
+
+TEST(HttpTransport, AFiniteBodyOverTheSizeLimitIsRejected) {
+  ScriptedServer server({}, [](ServerConn& c) {
+    if (!c.ReadRequest()) return;
+    c.Write(ChunkedHead(200) + Chunk(std::string(600, 'x')) + Chunk(std::string(600, 'y')) + LastChunk());
+  });
+  auto t = Transport(server.url(), {.max_response_bytes = 1024});
+  auto stream = t->Open(FiniteGet("/x"));
+  ASSERT_TRUE(stream.ok()) << stream.error().message;
+  Result<void> status = Ok();
+  (void)ReadAll(**stream, status);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.error().message, HasSubstr("too large"));
+}
+
 // ---- TLS ----
 
 ScriptedServer TlsServer(const std::string& cert, const std::string& key, const std::string& client_ca = "") {

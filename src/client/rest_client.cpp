@@ -207,7 +207,8 @@ Result<HttpRequest> RestClient::Build(const Request& request, std::string& used_
   return http;
 }
 
-Result<RestClient::Outcome> RestClient::Execute(const Request& request, std::stop_token stop, bool streaming) {
+Result<RestClient::Outcome> RestClient::Execute(const Request& request, std::stop_token stop, bool streaming,
+                                                BodyConsumer* consumer) {
   int retries = 0;
   bool auth_retried = false;
   for (;;) {
@@ -221,6 +222,7 @@ Result<RestClient::Outcome> RestClient::Execute(const Request& request, std::sto
     Result<void> sent = Ok();
     const Clock::TimePoint attempt_start = clock_.Now();
     if (streaming) {
+      http->finite_body = consumer != nullptr;
       auto opened = transport_->Open(*http);
       if (!opened) {
         sent = std::move(opened).error();
@@ -234,6 +236,18 @@ Result<RestClient::Outcome> RestClient::Execute(const Request& request, std::sto
             auto chunk = out.stream->Read();
             if (!chunk || chunk->empty() || out.response.body.size() > kMaxErrorBodyBytes) break;
             out.response.body.append(*chunk);
+          }
+          out.stream.reset();
+        } else if (consumer != nullptr) {
+          KUBE_RETURN_IF_ERROR(consumer->Begin(out.response));
+          for (;;) {
+            auto chunk = out.stream->Read();
+            if (!chunk) {
+              sent = std::move(chunk).error();
+              break;
+            }
+            if (chunk->empty()) break;
+            KUBE_RETURN_IF_ERROR(consumer->Append(*chunk));
           }
           out.stream.reset();
         }
@@ -309,13 +323,19 @@ Result<RestClient::Outcome> RestClient::Execute(const Request& request, std::sto
 }
 
 Result<HttpResponse> RestClient::Do(const Request& request, std::stop_token stop) {
-  auto out = Execute(request, std::move(stop), false);
+  auto out = Execute(request, std::move(stop), false, nullptr);
+  if (!out) return std::move(out).error();
+  return std::move(out->response);
+}
+
+Result<HttpResponse> RestClient::Do(const Request& request, BodyConsumer& body, std::stop_token stop) {
+  auto out = Execute(request, std::move(stop), true, &body);
   if (!out) return std::move(out).error();
   return std::move(out->response);
 }
 
 Result<std::unique_ptr<WatchStream>> RestClient::Watch(const Request& request, std::stop_token stop) {
-  auto out = Execute(request, std::move(stop), true);
+  auto out = Execute(request, std::move(stop), true, nullptr);
   if (!out) return std::move(out).error();
   return std::make_unique<WatchStream>(std::move(out->stream));
 }

@@ -5,8 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -281,6 +283,87 @@ TEST_F(RestClientTest, GetsAreRetriedAfterAConnectionResetButWritesAreNot) {
   auto post = rest->Do({.method = "POST", .path = "/x", .body = "{}"});
   ASSERT_FALSE(post.ok());
   EXPECT_TRUE(IsConnectionReset(post.error()));
+}
+
+// Records what a BodyConsumer is handed.
+class RecordingConsumer final : public BodyConsumer {
+ public:
+  Result<void> Begin(const HttpResponse& head) override {
+    ++begun;
+    status = head.status;
+    body.clear();
+    return Ok();
+  }
+  Result<void> Append(std::string_view bytes) override {
+    pieces.emplace_back(bytes);
+    body.append(bytes);
+    if (fail_after && pieces.size() >= *fail_after) return BadRequest("consumer refuses");
+    return Ok();
+  }
+  int begun = 0;
+  int status = 0;
+  std::string body;
+  std::vector<std::string> pieces;
+  std::optional<std::size_t> fail_after;
+};
+
+TEST_F(RestClientTest, AConsumerIsHandedTheBodyAsItArrives) {
+  auto rest = Client();
+  auto script = transport_->EnqueueStream(200, {{"Content-Type", "application/json"}});
+  script->Push(R"({"items":[)");
+  script->Push(R"(1,2]})");
+  script->Close();
+  RecordingConsumer body;
+  auto got = rest->Do({.path = "/api/v1/pods"}, body);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_EQ(got->status, 200);
+  EXPECT_EQ(FindHeader(got->headers, "Content-Type").value_or(""), "application/json");
+  EXPECT_TRUE(got->body.empty());
+  EXPECT_EQ(body.begun, 1);
+  EXPECT_EQ(body.pieces, (std::vector<std::string>{R"({"items":[)", R"(1,2]})"}));
+  // The request was a finite body, so its timeout covers the body.
+  EXPECT_TRUE(transport_->Requests().back().finite_body);
+}
+
+TEST_F(RestClientTest, AGetResetWhileItsBodyArrivesIsRetriedAndTheConsumerStartsOver) {
+  auto rest = Client();
+  auto broken = transport_->EnqueueStream(200);
+  broken->Push("partial");
+  broken->Fail(MakeTransportError(transport_cause::kConnectionReset, "connection reset by peer"));
+  auto whole = transport_->EnqueueStream(200);
+  whole->Push("whole");
+  whole->Close();
+  RecordingConsumer body;
+  Result<HttpResponse> got = MakeError(0, "", "unset");
+  std::jthread caller([&] { got = rest->Do({.path = "/x"}, body); });
+  ASSERT_TRUE(clock_.BlockUntilWaiters(1));  // the retry's 1 s wait
+  clock_.Advance(1s);
+  caller.join();
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_EQ(body.begun, 2);
+  EXPECT_EQ(body.body, "whole");
+  EXPECT_EQ(rest->Stats().retries, 1u);
+}
+
+TEST_F(RestClientTest, AConsumerErrorEndsTheRequestAndErrorStatusesNeverReachIt) {
+  auto rest = Client();
+  auto script = transport_->EnqueueStream(200);
+  script->Push("a");
+  script->Push("b");
+  script->Close();
+  RecordingConsumer refusing;
+  refusing.fail_after = 1;
+  auto refused = rest->Do({.path = "/x"}, refusing);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "consumer refuses");
+
+  transport_->EnqueueJson(404, StatusBody(404, "NotFound", "pod a not found"));
+  RecordingConsumer body;
+  auto missing = rest->Do({.path = "/api/v1/namespaces/n/pods/a"}, body);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(IsNotFound(missing.error()));
+  EXPECT_EQ(missing.error().message, "pod a not found");
+  EXPECT_EQ(body.begun, 0);
 }
 
 TEST_F(RestClientTest, ThrottlesWithTheConfiguredQpsAndBurst) {

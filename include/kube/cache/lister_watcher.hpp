@@ -37,6 +37,10 @@ class ListerWatcher {
   virtual ~ListerWatcher() = default;
   /// One page of a list (options carry limit/continue/resourceVersion).
   virtual Result<ObjectList> List(const ListOptions& options) = 0;
+  /// As List, handing each item to `on_item` as soon as it is parsed, while the rest of the page
+  /// may still be arriving; `on_item` may replace the item. The default lists, then hands the
+  /// items one by one.
+  virtual Result<ObjectList> StreamList(const ListOptions& options, const std::function<void(ObjectPtr&)>& on_item);
   /// Opens a watch.
   virtual Result<std::unique_ptr<WatchStream>> Watch(const ListOptions& options) = 0;
 };

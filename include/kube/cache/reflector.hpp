@@ -23,6 +23,11 @@ namespace kube::cache {
 class ReflectorStore {
  public:
   virtual ~ReflectorStore() = default;
+  /// Every object the reflector receives passes through here as soon as it has it (a list's
+  /// items while the rest of the list is still arriving, a watch event's object before Add,
+  /// Update or Delete), on the reflector's thread; the store is then handed what this returns.
+  /// An informer transforms and decodes objects here. The default returns `obj`.
+  virtual ObjectPtr Prepare(ObjectPtr obj) { return obj; }
   virtual Result<void> Add(const ObjectPtr& obj) = 0;
   virtual Result<void> Update(const ObjectPtr& obj) = 0;
   virtual Result<void> Delete(const ObjectPtr& obj) = 0;

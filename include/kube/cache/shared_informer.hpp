@@ -9,6 +9,7 @@
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <kube/base/clock.hpp>
@@ -117,6 +118,13 @@ class SharedIndexInformer final {
   Result<void> RemoveEventHandler(const std::shared_ptr<HandlerRegistration>& registration);
   /// Sets the transform. **Errors:** Conflict once the informer has started.
   Result<void> SetTransform(TransformFunc transform);
+  /// Has `decode` run on every object the informer receives, on the reflector's thread as the
+  /// object arrives (a list's items while the rest of the list is still arriving), after the
+  /// transform: a typed informer decodes objects there (`kube::api::Decoded`), overlapping the
+  /// decode with the transfer, and its handlers find them decoded. One decoder per `key`
+  /// (later ones with the same key are ignored). `decode` must not throw.
+  /// Returns false, and registers nothing, once the informer has started.
+  bool AddDecoder(const void* key, std::function<void(const ObjectPtr&)> decode);
   /// Adds indexes (allowed at any time; existing objects are indexed).
   Result<void> AddIndexers(const Indexers& indexers) { return indexer_.AddIndexers(indexers); }
 
@@ -172,6 +180,7 @@ class SharedIndexInformer final {
   // Written only before Run starts (SetTransform refuses afterwards); thread start orders the
   // write before every read on the reflector thread.
   TransformFunc transform_{};
+  std::vector<std::pair<const void*, std::function<void(const ObjectPtr&)>>> decoders_;  // as transform_
   std::atomic<bool> sync_announced_{false};  // NotifyIfSynced has told the listeners
   std::unique_ptr<GaugeMetric> store_items_;  // informer_store_items; null without metrics
 };

@@ -18,9 +18,10 @@
 
 /// Typed informers and listers (client-go's generated `listers` and `informers` packages): the
 /// same SharedIndexInformer and cache as the dynamic ones, read as generated (or user-declared)
-/// types. A cached object is decoded at most once per version, on first typed read, and the
-/// decoded value is kept with it (`kube::api::Decoded`): handlers and listers that read it share
-/// that one copy. Objects nobody reads as T stay compact JSON.
+/// types. A cached object is decoded at most once per version, and the decoded value is kept
+/// with it (`kube::api::Decoded`): handlers and listers that read it share that one copy. With a
+/// typed handler, objects are decoded as they arrive, on the reflector's thread; otherwise on
+/// first typed read. Objects nobody reads as T stay compact JSON.
 namespace kube::cache {
 
 /// The NotFound error of a typed lister, worded as client-go's listers
@@ -154,9 +155,14 @@ class TypedInformer final {
   SharedIndexInformer& Informer() const { return *informer_; }
   /// The typed lister over its cache.
   TypedLister<T> Lister() const { return TypedLister<T>(informer_->GetIndexer()); }
-  /// Adds typed handlers. **Errors:** as SharedIndexInformer::AddEventHandler.
+  /// Adds typed handlers. Added before the informer starts, it also has the informer decode
+  /// every object as T as it arrives, on the reflector's thread (SharedIndexInformer::AddDecoder):
+  /// a handler reads every object anyway, and the decode of a list then overlaps its transfer.
+  /// **Errors:** as SharedIndexInformer::AddEventHandler.
   Result<std::shared_ptr<HandlerRegistration>> AddEventHandler(
       TypedEventHandlerFuncs<T> funcs, std::optional<Clock::Duration> resync = std::nullopt) const {
+    informer_->AddDecoder(&api::internal::DecodedTag<T>::id,
+                          [](const ObjectPtr& obj) { (void)api::Decoded<T>(obj); });
     return informer_->AddEventHandler(std::make_shared<internal::TypedHandlerAdapter<T>>(std::move(funcs)), resync);
   }
   /// True once the first list is in the cache.

@@ -60,8 +60,14 @@ class Api final {
   Result<ObjectPtr> Get(std::string_view name, const GetOptions& options = {}) const;
   /// GET a subresource of an object (e.g. "status", "scale").
   Result<ObjectPtr> GetSubresource(std::string_view name, std::string_view subresource) const;
-  /// One LIST request (a single page when `options.limit` is set).
+  /// One LIST request (a single page when `options.limit` is set). The body is parsed as it
+  /// arrives (ObjectListParser).
   Result<ObjectList> List(const ListOptions& options = {}) const;
+  /// As List, handing each item to `on_item` on the calling thread as soon as it is parsed,
+  /// while the rest of the list is still arriving (the reflector transforms and decodes items
+  /// so). `on_item` may replace the item; the list holds what it leaves there. When an attempt
+  /// is retried (a reset connection), its items are handed again. `on_item` must not throw.
+  Result<ObjectList> List(const ListOptions& options, const std::function<void(ObjectPtr&)>& on_item) const;
   /// Every item, following `continue` tokens in pages of `page_size` (the pager's semantics,
   /// including the fallback to one full list when a continue token expires).
   Result<ObjectList> ListAll(ListOptions options = {}, std::int64_t page_size = kDefaultPageSize) const;

@@ -63,7 +63,8 @@ struct HttpTransportOptions {
   std::size_t max_conns_per_host = 0;
   /// An idle connection older than this is closed instead of reused (Go: 90 s).
   std::chrono::milliseconds idle_timeout = std::chrono::seconds(90);
-  /// Largest response body `Do` accepts; larger bodies fail with a kProtocol transport error.
+  /// Largest response body `Do` (and `Open` of a finite body) accepts; larger bodies fail with
+  /// a kProtocol transport error.
   std::size_t max_response_bytes = std::size_t{1} << 30;
 };
 

@@ -60,6 +60,20 @@ struct RestClientStats {
   std::uint64_t auth_refreshes = 0;  ///< retries after a 401 with refreshed credentials
 };
 
+/// Takes a 2xx response body piece by piece as it arrives (`RestClient::Do` with a consumer):
+/// a large list is then parsed while the server is still sending it.
+/// **Thread-safety:** called on the requesting thread only.
+class BodyConsumer {
+ public:
+  virtual ~BodyConsumer() = default;
+  /// A 2xx response begins (`head` has its status and headers, no body). Called once per
+  /// attempt: after a retried attempt it is called again, and the consumer drops what the
+  /// earlier attempt gave it. An error ends the request with that error.
+  virtual Result<void> Begin(const HttpResponse& head) = 0;
+  /// The next bytes of the body, in order. An error ends the request with that error.
+  virtual Result<void> Append(std::string_view bytes) = 0;
+};
+
 /// Options of `RestClient::Create`.
 struct RestClientOptions {
   Clock* clock = nullptr;                        ///< time for throttling and retries; nullptr = RealClock
@@ -88,6 +102,13 @@ class RestClient final {
   /// with the method and URL); Canceled when `stop` is requested while waiting.
   Result<HttpResponse> Do(const Request& request, std::stop_token stop = {});
 
+  /// As Do, with a 2xx body handed to `body` as it arrives rather than collected: the returned
+  /// response has the status and headers, and an empty body. The request's timeout (or the
+  /// config's) bounds the whole exchange, body included. A GET whose connection is reset while
+  /// the body arrives is retried as Do retries it (`body.Begin` starts the attempt over).
+  /// **Errors:** as Do, and the first error `body` returns.
+  Result<HttpResponse> Do(const Request& request, BodyConsumer& body, std::stop_token stop = {});
+
   /// Opens a watch (a streaming GET) and returns once the response headers are in.
   /// **Errors:** as Do (a non-2xx answer is read and classified, e.g. 410 Expired).
   Result<std::unique_ptr<WatchStream>> Watch(const Request& request, std::stop_token stop = {});
@@ -106,7 +127,9 @@ class RestClient final {
  private:
   struct Outcome;
   Result<HttpRequest> Build(const Request& request, std::string& used_auth);
-  Result<Outcome> Execute(const Request& request, std::stop_token stop, bool streaming);
+  // `streaming`: open the response as a stream (a watch); with `consumer`, also read its 2xx
+  // body into the consumer.
+  Result<Outcome> Execute(const Request& request, std::stop_token stop, bool streaming, BodyConsumer* consumer);
 
   const Config config_;
   const std::string base_path_;  // the server URL's path prefix, without trailing '/'

@@ -36,6 +36,10 @@ struct HttpRequest {
   /// Deadline for the whole exchange: connect, send, and receive the full response (for
   /// `Transport::Open`: until the response headers have arrived). Zero = no deadline.
   Clock::Duration timeout = Clock::Duration::zero();
+  /// For `Transport::Open`: the body is one response read to its end (a streamed list), not an
+  /// open-ended stream (a watch): `timeout` then bounds the whole body, and a transport's size
+  /// limit on response bodies applies, as for `Do`.
+  bool finite_body = false;
 };
 
 /// A complete HTTP response.

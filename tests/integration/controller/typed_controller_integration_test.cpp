@@ -123,6 +123,70 @@ TEST_F(TypedControllerTest, TypedInformerListerAndHandlers) {
   stop.request_stop();  // Start(stop): the factory shuts down
 }
 
+// Records whether objects reach a dynamic handler already decoded as T.
+template <class T>
+class DecodedProbe final : public cache::ResourceEventHandler {
+ public:
+  void OnAdd(const ObjectPtr& obj, bool) override {
+    std::lock_guard lock(mu);
+    (obj->DerivedValue(&api::internal::DecodedTag<T>::id) ? decoded : undecoded).insert(std::string(obj->Name()));
+  }
+  void OnUpdate(const ObjectPtr&, const ObjectPtr&) override {}
+  void OnDelete(const ObjectPtr&, bool) override {}
+  std::mutex mu;
+  std::set<std::string> decoded, undecoded;
+};
+
+TEST_F(TypedControllerTest, ATypedHandlerHasObjectsDecodedAsTheyArriveAListerAloneDecodesOnRead) {
+  client::TypedApi<appsv1::Deployment> deployments(*client_, "default");
+  client::TypedApi<corev1::ConfigMap> configmaps(*client_, "default");
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(deployments.Create(NewDeployment("d" + std::to_string(i), 1)).ok());
+    corev1::ConfigMap cm;
+    cm.metadata.name = "c" + std::to_string(i);
+    ASSERT_TRUE(configmaps.Create(cm).ok());
+  }
+  cache::SharedInformerFactory factory(*client_);
+  auto typed = factory.Apps().V1().Deployments();
+  ASSERT_TRUE(typed.AddEventHandler({.add = [](const std::shared_ptr<const appsv1::Deployment>&, bool) {}}).ok());
+  auto probe = std::make_shared<DecodedProbe<appsv1::Deployment>>();
+  ASSERT_TRUE(typed.Informer().AddEventHandler(probe).ok());
+  auto lister_only = factory.Core().V1().ConfigMaps();
+  auto cm_probe = std::make_shared<DecodedProbe<corev1::ConfigMap>>();
+  ASSERT_TRUE(lister_only.Informer().AddEventHandler(cm_probe).ok());
+  std::stop_source stop;
+  factory.Start(stop.get_token());
+  ASSERT_TRUE(factory.WaitForCacheSync(stop.get_token(), 30s).at(client::ResourceOf<appsv1::Deployment>()));
+  ASSERT_TRUE(deployments.Create(NewDeployment("late", 1)).ok());
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard lock(probe->mu);
+    return probe->decoded.size() + probe->undecoded.size() == 21;
+  }));
+  {
+    // The reflector decoded every Deployment (list items and the watched one) before any
+    // handler could see it.
+    std::lock_guard lock(probe->mu);
+    EXPECT_EQ(probe->decoded.size(), 21u);
+    EXPECT_TRUE(probe->undecoded.empty());
+  }
+  ASSERT_TRUE(Eventually([&] {
+    std::lock_guard lock(cm_probe->mu);
+    return cm_probe->undecoded.size() >= 20;
+  }));
+  {
+    std::lock_guard lock(cm_probe->mu);
+    EXPECT_TRUE(cm_probe->decoded.empty());
+  }
+  // Without a typed handler, an object is decoded on its first typed read, once.
+  auto obj = lister_only.Informer().GetIndexer().GetByKey("default/c3");
+  ASSERT_NE(obj, nullptr);
+  EXPECT_EQ(obj->DerivedValue(&api::internal::DecodedTag<corev1::ConfigMap>::id), nullptr);
+  auto got = lister_only.Lister().Namespace("default").Get("c3");
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_NE(obj->DerivedValue(&api::internal::DecodedTag<corev1::ConfigMap>::id), nullptr);
+  stop.request_stop();
+}
+
 TEST_F(TypedControllerTest, TypedDeploymentControllerCreatesOwnedReplicaSetAndReportsStatus) {
   auto m = Manager::Create({.rest = rest_});
   ASSERT_TRUE(m.ok()) << m.error().message;

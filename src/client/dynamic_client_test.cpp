@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <kube/base/mutex.hpp>
+#include <kube/core/object_list_parser.hpp>
 
 namespace kube::client {
 namespace {
@@ -288,7 +289,11 @@ TEST_F(DynamicClientTest, WatchSetsWatchTrueAndStreamsEvents) {
 
 TEST_F(DynamicClientTest, ListHandsEachItemOverAsSoonAsItIsParsed) {
   auto script = transport_->EnqueueStream(200, {{"Content-Type", "application/json"}});
-  const std::string text = CmList({"a", "b", "c"});
+  // A first item larger than what the parser gathers before it walks the text.
+  const std::string big = R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"ns"},"data":{"k":")" +
+                          std::string(ObjectListParser::kWalkBytes, 'x') + R"("}})";
+  std::string text = CmList({"a", "b", "c"});
+  text.replace(text.find(Cm("a")), Cm("a").size(), big);
   const std::size_t second = text.find(Cm("b"));
   script->Push(text.substr(0, second));  // the first item and the comma after it
   Mutex mu;

@@ -125,6 +125,7 @@ struct ObjectListParser::State {
   };
   enum class Step { kAdvanced, kNeedMore };
 
+  std::size_t walk_bytes = ObjectListParser::kWalkBytes;
   std::string buf;        // text kept from earlier Feeds: the value in progress, if any
   std::string_view text;  // what is being walked: `buf`, or a Feed's bytes when nothing was kept
   std::size_t pos = 0;    // next byte of `text` to look at
@@ -187,9 +188,13 @@ struct ObjectListParser::State {
         return cur.pos();
       }
       std::size_t consumed = 0;
-      auto obj = ObjectParser::ParsePrefix(text.substr(unit_start), list.api_version, item_kind,
-                                           fmt::format("items[{}]: ", item_index), consumed);
-      if (!obj.ok()) return std::move(obj).error();
+      // The item's index goes in front of an error's message only when there is one.
+      auto obj = ObjectParser::ParsePrefix(text.substr(unit_start), list.api_version, item_kind, "", consumed);
+      if (!obj.ok()) {
+        Error e = std::move(obj).error();
+        e.message = fmt::format("items[{}]: {}", item_index, e.message);
+        return e;
+      }
       list.items.push_back(std::move(*obj));
       return unit_start + consumed;
     }
@@ -411,7 +416,9 @@ struct ObjectListParser::State {
   }
 };
 
-ObjectListParser::ObjectListParser() : s_(std::make_unique<State>()) {}
+ObjectListParser::ObjectListParser(std::size_t walk_bytes) : s_(std::make_unique<State>()) {
+  s_->walk_bytes = walk_bytes == 0 ? 1 : walk_bytes;
+}
 ObjectListParser::~ObjectListParser() = default;
 
 std::vector<ObjectPtr>& ObjectListParser::items() { return s_->list.items; }
@@ -421,12 +428,15 @@ Result<void> ObjectListParser::Feed(std::string_view bytes) {
   if (s.error) return *s.error;
   if (s.finishing) return BadRequest("ObjectListParser: Feed after Finish");
   if (bytes.empty()) return Ok();
-  if (s.buf.empty()) {
-    s.text = bytes;  // nothing kept: walk the bytes in place
-  } else {
-    s.buf.append(bytes);
-    s.text = s.buf;
+  if (s.buf.empty() && bytes.size() >= s.walk_bytes) {
+    s.text = bytes;  // nothing kept and enough to walk: walk the bytes in place
+    return s.Walk();
   }
+  // Small pieces (a TLS record is at most 16 KiB) are gathered first: walked one by one, most
+  // items would straddle two of them and be scanned twice.
+  s.buf.append(bytes);
+  if (s.buf.size() < s.walk_bytes) return Ok();
+  s.text = s.buf;
   return s.Walk();
 }
 

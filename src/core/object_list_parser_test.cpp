@@ -13,9 +13,9 @@ const std::string kList =
     R"( "items" : [ {"metadata":{"name":"a","namespace":"n","labels":{"x":"}{\"]"}}} , {},)"
     R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"c"},"spec":{"n":[1,2.5e3,true,null,"\\"]}}]})";
 
-// The list fed in pieces of `piece` bytes.
+// The list fed in pieces of `piece` bytes, each walked at once.
 Result<ObjectList> Fed(std::string_view text, std::size_t piece) {
-  ObjectListParser parser;
+  ObjectListParser parser(1);
   for (std::size_t at = 0; at < text.size(); at += piece) {
     KUBE_RETURN_IF_ERROR(parser.Feed(text.substr(at, piece)));
   }
@@ -39,7 +39,7 @@ TEST(ObjectListParser, CutAnywhereInTwoGivesTheWholeTextsList) {
   EXPECT_EQ(whole->remaining_item_count, 127);
   for (std::size_t cut = 0; cut <= kList.size(); ++cut) {
     SCOPED_TRACE(cut);
-    ObjectListParser parser;
+    ObjectListParser parser(1);
     ASSERT_TRUE(parser.Feed(std::string_view(kList).substr(0, cut)).ok());
     ASSERT_TRUE(parser.Feed(std::string_view(kList).substr(cut)).ok());
     auto list = parser.Finish();
@@ -60,7 +60,7 @@ TEST(ObjectListParser, ByteByByteAndInSmallPiecesGivesTheWholeTextsList) {
 }
 
 TEST(ObjectListParser, AnItemIsParsedAsSoonAsItsLastByteIsIn) {
-  ObjectListParser parser;
+  ObjectListParser parser(1);
   const std::string_view text(kList);
   const std::size_t first_end = text.find("}}} ,") + 3;
   ASSERT_TRUE(parser.Feed(text.substr(0, first_end - 1)).ok());
@@ -74,8 +74,30 @@ TEST(ObjectListParser, AnItemIsParsedAsSoonAsItsLastByteIsIn) {
   ASSERT_TRUE(parser.Finish().ok());
 }
 
+TEST(ObjectListParser, SmallPiecesAreGatheredUntilThereAreWalkBytes) {
+  ObjectListParser parser(64);
+  const std::string_view text(kList);
+  std::size_t at = 0;
+  for (; at + 16 <= 48; at += 16) ASSERT_TRUE(parser.Feed(text.substr(at, 16)).ok());
+  EXPECT_TRUE(parser.items().empty());  // 48 bytes: not walked yet (nor is an item complete)
+  for (; at < text.size(); at += 16) ASSERT_TRUE(parser.Feed(text.substr(at, 16)).ok());
+  EXPECT_GE(parser.items().size(), 2u);  // walked as the pieces came
+  auto list = parser.Finish();
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  auto whole = ObjectList::Parse(kList);
+  ASSERT_TRUE(whole.ok());
+  ExpectSameList(*list, *whole);
+  // With the default, a small list is parsed by Finish.
+  ObjectListParser gathered;
+  ASSERT_TRUE(gathered.Feed(kList).ok());
+  EXPECT_TRUE(gathered.items().empty());
+  auto at_finish = gathered.Finish();
+  ASSERT_TRUE(at_finish.ok());
+  ExpectSameList(*at_finish, *whole);
+}
+
 TEST(ObjectListParser, AReplacedItemIsWhatTheListHolds) {
-  ObjectListParser parser;
+  ObjectListParser parser(1);
   ASSERT_TRUE(parser.Feed(kList).ok());
   ASSERT_EQ(parser.items().size(), 3u);
   auto other = Object::Parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"z"}})");
@@ -89,7 +111,7 @@ TEST(ObjectListParser, AReplacedItemIsWhatTheListHolds) {
 TEST(ObjectListParser, ANumberCutInTwoIsReadWhole) {
   const std::string text = R"({"kind":"List","apiVersion":"v1","metadata":{"remainingItemCount":4096}})";
   for (std::size_t cut = 0; cut <= text.size(); ++cut) {
-    ObjectListParser parser;
+    ObjectListParser parser(1);
     ASSERT_TRUE(parser.Feed(std::string_view(text).substr(0, cut)).ok());
     ASSERT_TRUE(parser.Feed(std::string_view(text).substr(cut)).ok());
     auto list = parser.Finish();
@@ -159,7 +181,7 @@ TEST(ObjectListParser, MalformedTextFailsFedWholeOrInPiecesAndItemErrorsMatch) {
 }
 
 TEST(ObjectListParser, AfterAnErrorEveryCallFails) {
-  ObjectListParser parser;
+  ObjectListParser parser(1);
   EXPECT_FALSE(parser.Feed("[").ok());
   EXPECT_FALSE(parser.Feed("{}").ok());
   EXPECT_FALSE(parser.Finish().ok());

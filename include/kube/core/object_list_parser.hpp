@@ -12,8 +12,9 @@
 namespace kube {
 
 /// Parses a List response (`PodList`, `List`, ...) as its bytes arrive: each item becomes an
-/// Object as soon as its last byte is in, so a list is parsed while the server is still
-/// sending it, and the consumed text is dropped as it goes. `ObjectList::Parse(text)` is
+/// Object once its last byte is in (pieces are gathered up to `walk_bytes` first, so that few
+/// items straddle two walks; Finish parses the rest), so a list is parsed while the server is
+/// still sending it, and the consumed text is dropped as it goes. `ObjectList::Parse(text)` is
 /// `Feed(text)` then `Finish()`: same items, same list metadata, same errors (an error inside an
 /// item gives its position in the item; one outside the items, fed in pieces, a position in the
 /// text still kept).
@@ -29,7 +30,11 @@ namespace kube {
 /// **Thread-safety:** none (one parser per response).
 class ObjectListParser final {
  public:
-  ObjectListParser();
+  /// Bytes gathered before the text is walked for complete items, by default.
+  static constexpr std::size_t kWalkBytes = std::size_t{256} << 10;
+
+  /// `walk_bytes`: gather this many bytes before walking (1 = walk every piece at once).
+  explicit ObjectListParser(std::size_t walk_bytes = kWalkBytes);
   ~ObjectListParser();
   ObjectListParser(const ObjectListParser&) = delete;
   ObjectListParser& operator=(const ObjectListParser&) = delete;

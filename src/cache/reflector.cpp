@@ -198,7 +198,7 @@ ReflectorEvent Reflector::DoList(std::stop_token stop) {
   bool paging = false;
   Metrics::Inc(metrics_->lists);
   const Clock::TimePoint start = clock_.Now();
-  const std::function<void(ObjectPtr&)> prepare = [this](ObjectPtr& obj) { obj = store_.Prepare(std::move(obj)); };
+  const std::function<void(ObjectPtr&)> prepare = [this](ObjectPtr& obj) { obj = store_.Prepare(std::move(obj), /*in_list=*/true); };
   while (true) {
     if (stop.stop_requested()) return ReflectorEvent::kStopRequested;
     auto page = lw_.StreamList(opts, prepare);
@@ -265,9 +265,9 @@ ListOptions Reflector::WatchOptions(bool watch_list) {
 
 Result<void> Reflector::ApplyEvent(const WatchEvent& ev) {
   switch (ev.type) {
-    case WatchEventType::kAdded: return store_.Add(store_.Prepare(ev.object));
-    case WatchEventType::kModified: return store_.Update(store_.Prepare(ev.object));
-    case WatchEventType::kDeleted: return store_.Delete(store_.Prepare(ev.object));
+    case WatchEventType::kAdded: return store_.Add(store_.Prepare(ev.object, false));
+    case WatchEventType::kModified: return store_.Update(store_.Prepare(ev.object, false));
+    case WatchEventType::kDeleted: return store_.Delete(store_.Prepare(ev.object, false));
     case WatchEventType::kBookmark:
     case WatchEventType::kError: return Ok();
   }
@@ -362,7 +362,7 @@ ReflectorEvent Reflector::HandleStream(WatchStream& stream, std::stop_token stop
         continue;
       }
       if (ev.type == WatchEventType::kAdded || ev.type == WatchEventType::kModified) {
-        initial.push_back(store_.Prepare(ev.object));
+        initial.push_back(store_.Prepare(ev.object, /*in_list=*/true));
       }
       continue;
     }

@@ -17,9 +17,9 @@ class RecordingStore final : public ReflectorStore {
  public:
   // With `prepare` set, Prepare renames every object `<name>-p` and records the call.
   bool prepare = false;
-  ObjectPtr Prepare(ObjectPtr o) override {
+  ObjectPtr Prepare(ObjectPtr o, bool in_list) override {
     if (!prepare) return o;
-    (void)Record("prepare " + o->Key());
+    (void)Record(std::string(in_list ? "prepare list item " : "prepare ") + o->Key());
     return Obj(o->Namespace(), std::string(o->Name()) + "-p", o->ResourceVersion());
   }
   Result<void> Add(const ObjectPtr& o) override { return Record("add " + o->Key() + "@" + std::string(o->ResourceVersion())); }
@@ -120,8 +120,9 @@ TEST(Reflector, EveryObjectPassesThroughPrepareAndTheStoreGetsWhatItReturns) {
   s->Push(WatchEventType::kAdded, R"({"metadata":{"name":"c","namespace":"n","resourceVersion":"11"}})");
   s->Push(WatchEventType::kDeleted, R"({"metadata":{"name":"a","namespace":"n","resourceVersion":"12"}})");
   ASSERT_TRUE(f.store.WaitFor(7));
-  EXPECT_EQ(f.store.Calls(), (std::vector<std::string>{"prepare n/a", "prepare n/b", "replace@10: n/a-p n/b-p",
-                                                       "prepare n/c", "add n/c-p@11", "prepare n/a", "delete n/a-p"}));
+  EXPECT_EQ(f.store.Calls(),
+            (std::vector<std::string>{"prepare list item n/a", "prepare list item n/b", "replace@10: n/a-p n/b-p",
+                                      "prepare n/c", "add n/c-p@11", "prepare n/a", "delete n/a-p"}));
 }
 
 TEST(Reflector, StreamingListItemsPassThroughPrepare) {
@@ -134,7 +135,7 @@ TEST(Reflector, StreamingListItemsPassThroughPrepare) {
   s->Push(WatchEventType::kBookmark,
           R"({"metadata":{"resourceVersion":"8","annotations":{"k8s.io/initial-events-end":"true"}}})");
   ASSERT_TRUE(f.store.WaitFor(2));
-  EXPECT_EQ(f.store.Calls(), (std::vector<std::string>{"prepare n/a", "replace@8: n/a-p"}));
+  EXPECT_EQ(f.store.Calls(), (std::vector<std::string>{"prepare list item n/a", "replace@8: n/a-p"}));
 }
 
 TEST(Reflector, WatchTimeoutIsBetweenFiveAndTenMinutes) {

@@ -220,15 +220,23 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
 };
 
 // Feeds the DeltaFIFO from the reflector; the reflector has passed every object through
-// Prepare (transform, then decoders) as it arrived.
+// Prepare (transform, then decoders) as it arrived. A list's items are decoded on the decode
+// thread (DecodeLoop, run by the informer when it has decoders) while the reflector parses the
+// next ones; Replace waits for them, so handlers find every item decoded. A watch event's object
+// is decoded on the reflector's thread: it is handed over at once.
 class SharedIndexInformer::StoreAdapter final : public ReflectorStore {
  public:
   explicit StoreAdapter(SharedIndexInformer& informer) : informer_(informer) {}
-  ObjectPtr Prepare(ObjectPtr obj) override {
+  ObjectPtr Prepare(ObjectPtr obj, bool in_list) override {
     obj = T(obj);
-    if (obj) {
-      for (const auto& [key, decode] : informer_.decoders_) decode(obj);
+    if (!obj || informer_.decoders_.empty()) return obj;
+    if (!in_list) {
+      Decode(obj);
+      return obj;
     }
+    MutexLock lock(mu_);
+    queue_.push_back(obj);
+    if (idle_) cv_.SignalAll();
     return obj;
   }
   Result<void> Add(const ObjectPtr& obj) override { return Notify(informer_.fifo_.Add(obj)); }
@@ -238,11 +246,46 @@ class SharedIndexInformer::StoreAdapter final : public ReflectorStore {
     // The store will hold about this many objects once the deltas are processed: size it once
     // rather than in doubling steps while they are popped.
     informer_.indexer_.Reserve(list.size());
+    WaitDecoded();
     // The FIFO takes over the list's references: no reference-count traffic per object.
     return Notify(informer_.fifo_.Replace(std::move(list), rv));
   }
 
+  // Decodes queued list items until `stop`, then what is still queued.
+  void DecodeLoop(std::stop_token stop) KUBE_EXCLUDES(mu_) {
+    std::stop_callback wake(stop, [this] {
+      MutexLock lock(mu_);
+      cv_.SignalAll();
+    });
+    std::vector<ObjectPtr> batch;
+    for (;;) {
+      {
+        MutexLock lock(mu_);
+        busy_ = false;
+        cv_.SignalAll();  // WaitDecoded
+        while (queue_.empty() && !stop.stop_requested()) {
+          idle_ = true;
+          cv_.Wait(mu_);
+          idle_ = false;
+        }
+        if (queue_.empty()) return;
+        batch.swap(queue_);
+        busy_ = true;
+      }
+      for (const ObjectPtr& obj : batch) Decode(obj);
+      batch.clear();
+    }
+  }
+
  private:
+  void Decode(const ObjectPtr& obj) {
+    for (const auto& [key, decode] : informer_.decoders_) decode(obj);
+  }
+  void WaitDecoded() KUBE_EXCLUDES(mu_) {
+    MutexLock lock(mu_);
+    while (!queue_.empty() || busy_) cv_.Wait(mu_);
+  }
+
   // An empty first list syncs the FIFO here, with nothing for Pop to hand out.
   Result<void> Notify(Result<void> r) {
     informer_.NotifyIfSynced();
@@ -259,6 +302,11 @@ class SharedIndexInformer::StoreAdapter final : public ReflectorStore {
     }
   }
   SharedIndexInformer& informer_;
+  Mutex mu_;
+  CondVar cv_;
+  std::vector<ObjectPtr> queue_ KUBE_GUARDED_BY(mu_);  // list items to decode
+  bool busy_ KUBE_GUARDED_BY(mu_) = false;             // the decode thread holds a batch
+  bool idle_ KUBE_GUARDED_BY(mu_) = false;             // the decode thread waits for items
 };
 
 SharedIndexInformer::SharedIndexInformer(std::shared_ptr<ListerWatcher> lw, InformerOptions options)
@@ -476,6 +524,10 @@ void SharedIndexInformer::Run(std::stop_token stop) {
     to_start = listeners_;
   }
   for (auto& l : to_start) l->Start();
+  // Decoders registered (before start, so no lock): a thread decodes list items beside the
+  // reflector. It outlives the reflector, whose Replace waits for it.
+  std::jthread decode_thread;
+  if (!decoders_.empty()) decode_thread = std::jthread([this](std::stop_token st) { store_adapter_->DecodeLoop(st); });
   std::jthread reflector_thread([this](std::stop_token st) { reflector_->Run(st); });
   std::jthread resync_thread([this](std::stop_token st) { ResyncLoop(st); });
   {
@@ -491,6 +543,10 @@ void SharedIndexInformer::Run(std::stop_token stop) {
   resync_thread.request_stop();
   reflector_thread.join();
   resync_thread.join();
+  if (decode_thread.joinable()) {
+    decode_thread.request_stop();
+    decode_thread.join();
+  }
   std::vector<std::shared_ptr<Listener>> listeners;
   {
     MutexLock lock(listeners_mu_);

@@ -23,11 +23,16 @@ namespace kube::cache {
 class ReflectorStore {
  public:
   virtual ~ReflectorStore() = default;
-  /// Every object the reflector receives passes through here as soon as it has it (a list's
-  /// items while the rest of the list is still arriving, a watch event's object before Add,
-  /// Update or Delete), on the reflector's thread; the store is then handed what this returns.
-  /// An informer transforms and decodes objects here. The default returns `obj`.
-  virtual ObjectPtr Prepare(ObjectPtr obj) { return obj; }
+  /// Every object the reflector receives passes through here as soon as it has it, on the
+  /// reflector's thread; the store is then handed what this returns. `in_list`: the object is an
+  /// item of a list still arriving (or an initial event of a streaming list), handed over by the
+  /// Replace that ends the list, so work on it may finish on another thread before that Replace;
+  /// otherwise a watch event's object, handed to Add, Update or Delete next. An informer
+  /// transforms and decodes objects here. The default returns `obj`.
+  virtual ObjectPtr Prepare(ObjectPtr obj, bool in_list) {
+    (void)in_list;
+    return obj;
+  }
   virtual Result<void> Add(const ObjectPtr& obj) = 0;
   virtual Result<void> Update(const ObjectPtr& obj) = 0;
   virtual Result<void> Delete(const ObjectPtr& obj) = 0;

@@ -118,12 +118,12 @@ class SharedIndexInformer final {
   Result<void> RemoveEventHandler(const std::shared_ptr<HandlerRegistration>& registration);
   /// Sets the transform. **Errors:** Conflict once the informer has started.
   Result<void> SetTransform(TransformFunc transform);
-  /// Has `decode` run on every object the informer receives, on the reflector's thread as the
-  /// object arrives (a list's items while the rest of the list is still arriving), after the
-  /// transform: a typed informer decodes objects there (`kube::api::Decoded`), overlapping the
-  /// decode with the transfer, and its handlers find them decoded. One decoder per `key`
-  /// (later ones with the same key are ignored). `decode` must not throw.
-  /// Returns false, and registers nothing, once the informer has started.
+  /// Has `decode` run on every object the informer receives, after the transform, before any
+  /// handler sees it: a list's items on a decode thread of the informer while the reflector
+  /// parses the rest of the list (the list is handed over once they are decoded), a watch
+  /// event's object on the reflector's thread. A typed informer decodes objects so
+  /// (`kube::api::Decoded`). One decoder per `key` (later ones with the same key are ignored).
+  /// `decode` must not throw. Returns false, and registers nothing, once the informer started.
   bool AddDecoder(const void* key, std::function<void(const ObjectPtr&)> decode);
   /// Adds indexes (allowed at any time; existing objects are indexed).
   Result<void> AddIndexers(const Indexers& indexers) { return indexer_.AddIndexers(indexers); }

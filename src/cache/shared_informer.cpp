@@ -222,18 +222,15 @@ class SharedIndexInformer::Listener final : public HandlerRegistration {
 // Feeds the DeltaFIFO from the reflector; the reflector has passed every object through
 // Prepare (transform, then decoders) as it arrived. A list's items are decoded on the decode
 // thread (DecodeLoop, run by the informer when it has decoders) while the reflector parses the
-// next ones; Replace waits for them, so handlers find every item decoded. A watch event's object
-// is decoded on the reflector's thread: it is handed over at once.
+// next ones; Replace waits for them, so handlers find every item decoded.
 class SharedIndexInformer::StoreAdapter final : public ReflectorStore {
  public:
   explicit StoreAdapter(SharedIndexInformer& informer) : informer_(informer) {}
   ObjectPtr Prepare(ObjectPtr obj, bool in_list) override {
     obj = T(obj);
-    if (!obj || informer_.decoders_.empty()) return obj;
-    if (!in_list) {
-      Decode(obj);
-      return obj;
-    }
+    // A watch event's object is left to its first typed reader, a handler on its own thread:
+    // decoding it here would put parse and decode of each event on one thread.
+    if (!obj || !in_list || informer_.decoders_.empty()) return obj;
     MutexLock lock(mu_);
     queue_.push_back(obj);
     if (idle_) cv_.SignalAll();

@@ -118,12 +118,13 @@ class SharedIndexInformer final {
   Result<void> RemoveEventHandler(const std::shared_ptr<HandlerRegistration>& registration);
   /// Sets the transform. **Errors:** Conflict once the informer has started.
   Result<void> SetTransform(TransformFunc transform);
-  /// Has `decode` run on every object the informer receives, after the transform, before any
-  /// handler sees it: a list's items on a decode thread of the informer while the reflector
-  /// parses the rest of the list (the list is handed over once they are decoded), a watch
-  /// event's object on the reflector's thread. A typed informer decodes objects so
-  /// (`kube::api::Decoded`). One decoder per `key` (later ones with the same key are ignored).
-  /// `decode` must not throw. Returns false, and registers nothing, once the informer started.
+  /// Has `decode` run on every item of every list the informer receives, after the transform,
+  /// on a decode thread of the informer while the reflector parses the rest of the list; the
+  /// list is handed over once its items are decoded, so handlers find them decoded. (A watch
+  /// event's object is left to its first reader, on a handler's thread.) A typed informer
+  /// decodes list items so (`kube::api::Decoded`). One decoder per `key` (later ones with the
+  /// same key are ignored). `decode` must not throw. Returns false, and registers nothing,
+  /// once the informer has started.
   bool AddDecoder(const void* key, std::function<void(const ObjectPtr&)> decode);
   /// Adds indexes (allowed at any time; existing objects are indexed).
   Result<void> AddIndexers(const Indexers& indexers) { return indexer_.AddIndexers(indexers); }

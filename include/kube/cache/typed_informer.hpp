@@ -20,7 +20,7 @@
 /// same SharedIndexInformer and cache as the dynamic ones, read as generated (or user-declared)
 /// types. A cached object is decoded at most once per version, and the decoded value is kept
 /// with it (`kube::api::Decoded`): handlers and listers that read it share that one copy. With a
-/// typed handler, objects are decoded as they arrive; otherwise on first typed read. Objects nobody reads as T stay compact JSON.
+/// typed handler, a list's items are decoded as they arrive; other objects on first typed read. Objects nobody reads as T stay compact JSON.
 namespace kube::cache {
 
 /// The NotFound error of a typed lister, worded as client-go's listers
@@ -155,7 +155,7 @@ class TypedInformer final {
   /// The typed lister over its cache.
   TypedLister<T> Lister() const { return TypedLister<T>(informer_->GetIndexer()); }
   /// Adds typed handlers. Added before the informer starts, it also has the informer decode
-  /// every object as T as it arrives (SharedIndexInformer::AddDecoder): a handler reads every
+  /// each list item as T as it arrives (SharedIndexInformer::AddDecoder): a handler reads every
   /// object anyway, and a list's items are then decoded beside its parse.
   /// **Errors:** as SharedIndexInformer::AddEventHandler.
   Result<std::shared_ptr<HandlerRegistration>> AddEventHandler(

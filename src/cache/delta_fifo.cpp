@@ -251,6 +251,9 @@ void DeltaFifo::ReplaceInitial(std::vector<ObjectPtr>& list, bool consume, Delta
   // while the list was being queued (they are interleaved with it: counting only the listed
   // keys would let HasSynced turn true before the last of them is processed).
   initial_population_count_ = queue_.size();
+  // So is a batch popped while the list was being queued and still being processed (the
+  // consumer may have taken the whole last chunk): HasSynced waits for it too.
+  if (in_flight_) in_flight_initial_ = in_flight_size_;
   initial_replace_open_ = false;
   UpdateSyncedLocked();
   if (idle_waiters_ > 0) cond_.SignalAll();
@@ -428,6 +431,7 @@ Result<std::size_t> DeltaFifo::PopBatch(std::size_t max, const BatchProcessFunc&
     }
     in_flight_ = true;
     in_flight_initial_ = counted;
+    in_flight_size_ = batch.size();
   }
   // Ends the batch even when `process` throws: then every item goes back, at the front.
   struct Finish {

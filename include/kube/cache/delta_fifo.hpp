@@ -232,6 +232,7 @@ class DeltaFifo final {
   int idle_waiters_ KUBE_GUARDED_BY(mu_) = 0;  // calls blocked on cond_ in WaitIdleLocked
   bool in_flight_ KUBE_GUARDED_BY(mu_) = false;  // a PopBatch batch is being processed
   std::size_t in_flight_initial_ KUBE_GUARDED_BY(mu_) = 0;  // its items counted as initial
+  std::size_t in_flight_size_ KUBE_GUARDED_BY(mu_) = 0;     // its items
   bool initial_replace_open_ KUBE_GUARDED_BY(mu_) = false;  // an initial Replace is queueing
   bool populated_ KUBE_GUARDED_BY(mu_) = false;
   std::size_t initial_population_count_ KUBE_GUARDED_BY(mu_) = 0;

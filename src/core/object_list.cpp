@@ -232,14 +232,14 @@ struct ObjectListParser::State {
     if (!scanning) {
       // Optimistic: the whole value is usually there already. A scalar that touches the end of
       // the text may continue in the next bytes.
-      const std::size_t items_before = list.items.size();
+      // Only a deferred item can be a scalar that is parsed and then not accepted (an in-place
+      // item is an object, always self-delimited): take its copy back.
       const std::size_t deferred_before = deferred.size();
       auto done = ParseUnit();
       if (done.ok() && (self_delimited || *done < text.size() || finishing)) {
         pos = *done;
         return Step::kAdvanced;
       }
-      list.items.resize(items_before);
       deferred.resize(deferred_before);
       if (finishing) return std::move(done).error();
       scanning = true;
@@ -250,6 +250,20 @@ struct ObjectListParser::State {
     auto done = ParseUnit();
     if (!done.ok()) return std::move(done).error();
     pos = *done;
+    return Step::kAdvanced;
+  }
+
+  // After a value in an array or object: ',' leads to `after_comma`, `close` to `after_close`.
+  Result<Step> Separator(char close, std::string_view context, Phase after_comma, Phase after_close) {
+    if (!SkipWs() && !finishing) return Step::kNeedMore;
+    JsonCursor cur = CursorAt(pos);
+    if (cur.Consume(',')) {
+      phase = after_comma;
+    } else {
+      KUBE_RETURN_IF_ERROR(cur.Expect(close, context));
+      phase = after_close;
+    }
+    pos = cur.pos();
     return Step::kAdvanced;
   }
 
@@ -354,32 +368,8 @@ struct ObjectListParser::State {
         }
         return Step::kAdvanced;
       }
-      case Phase::kAfterItem: {
-        if (!SkipWs() && !finishing) return Step::kNeedMore;
-        JsonCursor cur = CursorAt(pos);
-        if (cur.Consume(',')) {
-          pos = cur.pos();
-          phase = Phase::kItemStart;
-          return Step::kAdvanced;
-        }
-        KUBE_RETURN_IF_ERROR(cur.Expect(']', "or ',' in array"));
-        pos = cur.pos();
-        phase = Phase::kAfterMember;
-        return Step::kAdvanced;
-      }
-      case Phase::kAfterMember: {
-        if (!SkipWs() && !finishing) return Step::kNeedMore;
-        JsonCursor cur = CursorAt(pos);
-        if (cur.Consume(',')) {
-          pos = cur.pos();
-          phase = Phase::kMemberStart;
-          return Step::kAdvanced;
-        }
-        KUBE_RETURN_IF_ERROR(cur.Expect('}', "or ',' in object"));
-        pos = cur.pos();
-        phase = Phase::kDone;
-        return Step::kAdvanced;
-      }
+      case Phase::kAfterItem: return Separator(']', "or ',' in array", Phase::kItemStart, Phase::kAfterMember);
+      case Phase::kAfterMember: return Separator('}', "or ',' in object", Phase::kMemberStart, Phase::kDone);
       case Phase::kDone:
         if (SkipWs()) return CursorAt(pos).ExpectEnd().error();
         return Step::kNeedMore;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <kube/core/object_list_parser.hpp>
+#include <kube/core/protobuf.hpp>
 
 #include "client/internal/util.hpp"
 
@@ -31,18 +32,34 @@ Error DecodeError(const Request& req, const Error& e) {
   return InternalError("unable to decode the response of " + req.method + " " + req.path + ": " + e.message);
 }
 
-// Parses a list body as it arrives and hands each item to `on_item` (may be empty).
+bool IsProtobuf(const HttpResponse& r) {
+  const auto ct = FindHeader(r.headers, "Content-Type");
+  return ct && MediaType(*ct) == protobuf::kMediaType;
+}
+
+// Parses a list body as it arrives and hands each item to `on_item` (may be empty). A protobuf
+// body is transcoded to JSON on the way in.
 class ListConsumer final : public BodyConsumer {
  public:
   ListConsumer(const Request& req, const std::function<void(ObjectPtr&)>& on_item) : req_(req), on_item_(on_item) {}
 
   Result<void> Begin(const HttpResponse& head) override {
-    KUBE_RETURN_IF_ERROR(CheckJson(head, req_));
     parser_.emplace();
     handed_ = 0;
-    return Ok();
+    transcoder_.reset();
+    if (IsProtobuf(head)) {
+      transcoder_.emplace([this](std::string_view json) -> Result<void> {
+        auto fed = parser_->Feed(json);
+        if (!fed) return DecodeError(req_, fed.error());
+        Hand(parser_->items());
+        return Ok();
+      });
+      return Ok();
+    }
+    return CheckJson(head, req_);
   }
   Result<void> Append(std::string_view bytes) override {
+    if (transcoder_) return Transcoded(transcoder_->Feed(bytes));
     auto fed = parser_->Feed(bytes);
     if (!fed) return DecodeError(req_, fed.error());
     Hand(parser_->items());
@@ -50,13 +67,23 @@ class ListConsumer final : public BodyConsumer {
   }
   Result<ObjectList> Finish() {
     if (!parser_) parser_.emplace();
+    if (transcoder_) KUBE_RETURN_IF_ERROR(Transcoded(transcoder_->Finish()));
     auto list = parser_->Finish();
     if (!list) return DecodeError(req_, list.error());
     Hand(list->items);  // items Finish parsed (a list whose kind follows its items)
     return list;
   }
+  /// Whether the body was protobuf with a field or kind the table does not know.
+  bool unknown_protobuf() const { return unknown_protobuf_; }
 
  private:
+  Result<void> Transcoded(Result<void> r) {
+    if (r) return r;
+    if (IsUnsupportedMediaType(r.error())) unknown_protobuf_ = true;
+    if (r.error().code == 500) return r;  // the parser's error, already wrapped
+    return DecodeError(req_, r.error());
+  }
+
   void Hand(std::vector<ObjectPtr>& items) {
     if (!on_item_) return;
     for (; handed_ < items.size(); ++handed_) on_item_(items[handed_]);
@@ -64,7 +91,9 @@ class ListConsumer final : public BodyConsumer {
   const Request& req_;
   const std::function<void(ObjectPtr&)>& on_item_;
   std::optional<ObjectListParser> parser_;
+  std::optional<protobuf::StreamTranscoder> transcoder_;
   std::size_t handed_ = 0;
+  bool unknown_protobuf_ = false;
 };
 
 }  // namespace
@@ -134,6 +163,18 @@ Result<ObjectList> Api::List(const ListOptions& options, const std::function<voi
   opts.watch = false;
   req.query = opts.ToQuery();
   req.resource = gvr_.ToGroupResource();
+  const bool protobuf = rest_->config().protobuf_lists && !rest_->protobuf_refused() &&
+                        protobuf::KnowsGroupVersion(gvr_.ToGroupVersion().String());
+  if (protobuf) req.accept = std::string(protobuf::kMediaType) + ", application/json";
+  {
+    ListConsumer body(req, on_item);
+    auto r = rest_->Do(req, body, stop_);
+    auto list = r ? body.Finish() : Result<ObjectList>(std::move(r).error());
+    if (list || !body.unknown_protobuf()) return list;
+  }
+  // A newer server's field: JSON keeps it. Ask again, and from now on, in JSON.
+  rest_->RefuseProtobuf();
+  req.accept = "application/json";
   ListConsumer body(req, on_item);
   auto r = rest_->Do(req, body, stop_);
   if (!r) return std::move(r).error();

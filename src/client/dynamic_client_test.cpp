@@ -2,7 +2,9 @@
 #include <kube/client/fake_transport.hpp>
 #include <kube/client/typed.hpp>
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -327,10 +329,17 @@ TEST_F(DynamicClientTest, ListHandsEachItemOverAsSoonAsItIsParsed) {
 }
 
 TEST_F(DynamicClientTest, AListThatIsNotJsonOrIsCutShortIsAnError) {
-  transport_->Enqueue(HttpResponse{200, {{"Content-Type", "application/vnd.kubernetes.protobuf"}}, "k8s\0"});
+  transport_->Enqueue(HttpResponse{200, {{"Content-Type", "application/yaml"}}, "items: []"});
+  auto yaml = client_->Resource(kConfigMaps, "ns").List();
+  ASSERT_FALSE(yaml.ok());
+  EXPECT_THAT(yaml.error().message, ::testing::HasSubstr("cannot be decoded"));
+
+  transport_->Enqueue(HttpResponse{200, {{"Content-Type", "application/vnd.kubernetes.protobuf"}}, std::string("k8s\0", 4)});
   auto proto = client_->Resource(kConfigMaps, "ns").List();
   ASSERT_FALSE(proto.ok());
-  EXPECT_THAT(proto.error().message, ::testing::HasSubstr("cannot be decoded"));
+  EXPECT_EQ(proto.error().code, 500);
+  EXPECT_EQ(proto.error().message,
+            "unable to decode the response of GET /api/v1/namespaces/ns/configmaps: malformed protobuf: the envelope has no object");
 
   const std::string text = CmList({"a", "b"});
   transport_->EnqueueJson(200, text.substr(0, text.size() - 3));
@@ -437,6 +446,86 @@ TEST_F(DynamicClientTest, ApiForUsesTheViewsResource) {
   ASSERT_TRUE(lease.ok());
   EXPECT_EQ(Last().target, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l");
   EXPECT_TRUE(ViewAs<Lease>(*lease).ok());
+}
+
+}  // namespace
+}  // namespace kube::client
+
+namespace kube::client {
+namespace {
+
+std::string ProtobufFixture(const std::string& name) {
+  std::ifstream in(std::string(KUBE_TESTDATA_DIR) + "/protobuf/" + name, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const GroupVersionResource kPods{"", "v1", "pods"};
+const GroupVersionResource kWidgets{"example.com", "v1", "widgets"};
+
+TEST_F(DynamicClientTest, ListsOfBuiltInKindsAskForProtobufAndReadItAsTheJsonList) {
+  const std::string pb = ProtobufFixture("pod_list.pb");
+  ASSERT_FALSE(pb.empty());
+  transport_->Enqueue(HttpResponse{200, {{"Content-Type", "application/vnd.kubernetes.protobuf"}}, pb});
+  std::vector<std::string> handed;
+  auto list = client_->Resource(kPods, "typedbench-0").List({}, [&](ObjectPtr& o) { handed.emplace_back(o->Name()); });
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  EXPECT_EQ(FindHeader(Last().headers, "Accept").value_or(""), "application/vnd.kubernetes.protobuf, application/json");
+  auto want = ObjectList::Parse(ProtobufFixture("pod_list.json"));
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ(list->kind, "PodList");
+  EXPECT_EQ(list->api_version, "v1");
+  EXPECT_EQ(list->resource_version, want->resource_version);
+  EXPECT_EQ(list->continue_token, want->continue_token);
+  ASSERT_EQ(list->items.size(), want->items.size());
+  for (std::size_t i = 0; i < want->items.size(); ++i) {
+    EXPECT_EQ(list->items[i]->Json(), want->items[i]->Json());
+    EXPECT_EQ(handed[i], want->items[i]->Name());
+  }
+  // A server that answers JSON anyway (custom resources, the embedded server) is read as JSON.
+  transport_->EnqueueJson(200, CmList({"a"}));
+  auto json = client_->Resource(kConfigMaps, "ns").List();
+  ASSERT_TRUE(json.ok()) << json.error().message;
+  EXPECT_EQ(json->items.size(), 1u);
+}
+
+TEST_F(DynamicClientTest, CustomResourcesAndAClientThatOptsOutAskForJson) {
+  transport_->EnqueueJson(200, R"({"kind":"WidgetList","apiVersion":"example.com/v1","metadata":{},"items":[]})");
+  ASSERT_TRUE(client_->Resource(kWidgets, "ns").List().ok());
+  EXPECT_EQ(FindHeader(Last().headers, "Accept").value_or(""), "application/json");
+
+  Config c;
+  c.host = "https://k";
+  c.qps = -1;
+  c.protobuf_lists = false;
+  DynamicClient json_only(RestClient::Create(c, {.clock = &clock_, .transport = transport_}).value());
+  transport_->EnqueueJson(200, CmList({"a"}));
+  ASSERT_TRUE(json_only.Resource(kConfigMaps, "ns").List().ok());
+  EXPECT_EQ(FindHeader(Last().headers, "Accept").value_or(""), "application/json");
+}
+
+TEST_F(DynamicClientTest, AProtobufFieldThisBuildDoesNotKnowMakesTheListAskAgainInJson) {
+  // A newer server's ConfigMapList whose item has field 9 (unknown in 1.32).
+  std::string item = std::string("\x0a\x03\x0a\x01" "a", 5) + std::string("\x48\x01", 2);
+  std::string list = std::string("\x0a\x00", 2) + "\x12" + static_cast<char>(item.size()) + item;
+  std::string type_meta = std::string("\x0a\x02v1\x12\x0d" "ConfigMapList", 19);
+  std::string body = std::string("k8s\0", 4) + "\x0a" + static_cast<char>(type_meta.size()) + type_meta + "\x12" +
+                     static_cast<char>(list.size()) + list;
+  transport_->Enqueue(HttpResponse{200, {{"Content-Type", "application/vnd.kubernetes.protobuf"}}, body});
+  transport_->EnqueueJson(200, CmList({"a"}));
+  auto got = client_->Resource(kConfigMaps, "ns").List();
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  ASSERT_EQ(got->items.size(), 1u);
+  EXPECT_EQ(got->items[0]->Name(), "a");
+  const auto requests = transport_->Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(FindHeader(requests[0].headers, "Accept").value_or(""), "application/vnd.kubernetes.protobuf, application/json");
+  EXPECT_EQ(FindHeader(requests[1].headers, "Accept").value_or(""), "application/json");
+  // From then on, JSON only.
+  transport_->EnqueueJson(200, CmList({"b"}));
+  ASSERT_TRUE(client_->Resource(kConfigMaps, "ns").List().ok());
+  EXPECT_EQ(FindHeader(Last().headers, "Accept").value_or(""), "application/json");
 }
 
 }  // namespace

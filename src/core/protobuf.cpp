@@ -596,7 +596,11 @@ class Transcoder {
           out.append("null");  // Go's zero Time
           return Ok();
         }
-        if (seconds < -62135596800LL || seconds > 253402300799LL || nanos < 0 || nanos > 999999999) {
+        // The range of Clock::WallTime, as ParseTime's for the JSON form.
+        using WallDuration = Clock::WallTime::duration;
+        constexpr auto kMin = std::chrono::duration_cast<std::chrono::seconds>(WallDuration::min()).count() + 1;
+        constexpr auto kMax = std::chrono::duration_cast<std::chrono::seconds>(WallDuration::max()).count() - 1;
+        if (seconds < kMin || seconds > kMax || nanos < 0 || nanos > 999999999) {
           return Malformed("a time out of range");
         }
         const Clock::WallTime when = Clock::WallTime(std::chrono::duration_cast<Clock::WallTime::duration>(
@@ -724,6 +728,8 @@ class Transcoder {
       if (!bytes) return std::move(bytes).error();
       switch (*tag >> 3) {
         case 1: {
+          // The encoder writes the type first; a reader that streams the object needs it first.
+          if (has_raw) return Malformed("the envelope's type follows its object");
           auto tm = TypeMeta(*bytes);
           if (!tm) return std::move(tm).error();
           api_version = tm->first;
@@ -731,6 +737,7 @@ class Transcoder {
           break;
         }
         case 2:
+          if (has_raw) return Malformed("two raw fields in the envelope");
           raw = *bytes;
           has_raw = true;
           break;
@@ -933,6 +940,7 @@ struct StreamTranscoder::Impl {
       if (rest().size() < head + len->first) break;
       const std::string_view value = rest().substr(head, static_cast<std::size_t>(len->first));
       if (num == 1) {
+        if (raw_done || in_raw) return Malformed("the envelope's type follows its object");
         auto tm = Transcoder::TypeMeta(value);
         if (!tm) return std::move(tm).error();
         api_version = std::string(tm->first);

@@ -129,6 +129,32 @@ TEST(ProtobufErrors, MalformedBodiesAre400AndNeverCrash) {
   EXPECT_EQ(utf8.error().message, "malformed protobuf: a string that is not valid UTF-8");
 }
 
+// A time beyond what Clock::WallTime holds (here 9999-12-31T23:59:59Z) is refused, as ParseTime
+// refuses its JSON form, never overflowing.
+TEST(ProtobufErrors, ATimeOutsideTheClocksRangeIs400) {
+  auto varint = [](std::uint64_t n) {
+    std::string s;
+    while (n >= 0x80) {
+      s.push_back(static_cast<char>((n & 0x7f) | 0x80));
+      n >>= 7;
+    }
+    s.push_back(static_cast<char>(n));
+    return s;
+  };
+  for (std::int64_t seconds : {std::int64_t{253402300799}, std::int64_t{-62135596800}}) {
+    const std::string time = "\x08" + varint(static_cast<std::uint64_t>(seconds));  // Time.seconds
+    const std::string meta = "\x42" + varint(time.size()) + time;  // creationTimestamp
+    auto r = ToJson(ConfigMapBody("\x0a" + varint(meta.size()) + meta));  // ConfigMap.metadata
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "malformed protobuf: a time out of range");
+  }
+  const std::string time = "\x08" + varint(1767225600);  // 2026-01-01T00:00:00Z
+  const std::string meta = "\x42" + varint(time.size()) + time;
+  auto ok = ToJson(ConfigMapBody("\x0a" + varint(meta.size()) + meta));
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_NE(ok->find("\"creationTimestamp\":\"2026-01-01T00:00:00Z\""), std::string::npos) << *ok;
+}
+
 TEST(ProtobufErrors, AnUnknownFieldOrKindIs415SoThatTheCallerAsksForJson) {
   // Field 9 of ConfigMap does not exist in 1.32.
   auto field = ToJson(ConfigMapBody(std::string("\x48\x01", 2)));
@@ -142,6 +168,29 @@ TEST(ProtobufErrors, AnUnknownFieldOrKindIs415SoThatTheCallerAsksForJson) {
   EXPECT_TRUE(KnowsKind("v1", "PodList"));
   EXPECT_FALSE(KnowsGroupVersion("example.com/v1"));
   EXPECT_FALSE(KnowsKind("v1", "Gadget"));
+}
+
+// The encoder writes the envelope's type before its object; a type after the object, or a second
+// object, is refused the same way by both readers, so a stream never reads a kind the whole-body
+// reader would not.
+TEST(ProtobufErrors, AnEnvelopeWithItsTypeAfterTheObjectOrTwoObjectsIs400) {
+  const std::string good = ConfigMapBody("");
+  const std::string second_type = good + std::string("\x0a\x06\x0a\x01" "a" "\x12\x01" "b", 8);
+  const std::string second_raw = good + std::string("\x12\x00", 2);
+  for (const auto& [body, message] :
+       {std::pair{second_type, "malformed protobuf: the envelope's type follows its object"},
+        std::pair{second_raw, "malformed protobuf: two raw fields in the envelope"}}) {
+    auto whole = ToJson(body);
+    ASSERT_FALSE(whole.ok());
+    EXPECT_EQ(whole.error().code, 400);
+    EXPECT_EQ(whole.error().message, message);
+    StreamTranscoder t([](std::string_view) -> Result<void> { return Ok(); });
+    auto r = t.Feed(body);
+    if (r) r = t.Finish();
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, 400);
+    EXPECT_EQ(r.error().message, message);
+  }
 }
 
 TEST(ProtobufErrors, DeepNestingIsRefused) {

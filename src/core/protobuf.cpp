@@ -85,6 +85,11 @@ bool ValidUtf8(std::string_view s) {
 }
 
 // A cursor over one message's bytes.
+constexpr bool ValidTag(std::uint64_t tag) {
+  const std::uint64_t num = tag >> 3;
+  return num >= 1 && num <= (std::uint64_t{1} << 29) - 1;
+}
+
 class Reader {
  public:
   explicit Reader(std::string_view data) : data_(data) {}
@@ -100,6 +105,13 @@ class Reader {
     }
     return Malformed("varint longer than 10 bytes");
   }
+  // A field's tag: its number must be protobuf's 1 to 2^29 - 1 (a larger one must not wrap onto a
+  // real field).
+  Result<std::uint64_t> Tag() {
+    auto tag = Varint();
+    if (tag && !ValidTag(*tag)) return Malformed("invalid field number " + std::to_string(*tag >> 3));
+    return tag;
+  }
   Result<std::string_view> Bytes() {
     auto n = Varint();
     if (!n) return std::move(n).error();
@@ -107,6 +119,29 @@ class Reader {
     const std::string_view out = data_.substr(pos_, static_cast<std::size_t>(*n));
     pos_ += static_cast<std::size_t>(*n);
     return out;
+  }
+  // Skips a value of wire type `wire`.
+  Result<void> Skip(int wire) {
+    switch (wire) {
+      case kVarint: {
+        auto v = Varint();
+        if (!v) return std::move(v).error();
+        return Ok();
+      }
+      case kFixed64:
+      case kFixed32: {
+        auto v = Fixed(wire == kFixed64 ? 8 : 4);
+        if (!v) return std::move(v).error();
+        return Ok();
+      }
+      case kLen: {
+        auto b = Bytes();
+        if (!b) return std::move(b).error();
+        return Ok();
+      }
+      default:
+        return Malformed("wire type " + std::to_string(wire));
+    }
   }
   Result<std::uint64_t> Fixed(std::size_t size) {
     if (size > data_.size() - pos_) return Malformed("truncated fixed-size field");
@@ -191,6 +226,8 @@ Result<void> AppendDouble(double f, std::string& out) {
 
 class Transcoder {
  public:
+  explicit Transcoder(UnknownFields unknown = UnknownFields::kRefuse) : drop_unknown_(unknown == UnknownFields::kDrop) {}
+
   // Appends the JSON members of message `m` (without braces) to `out`; `first` says whether a
   // member has been written in the enclosing object yet.
   Result<void> Members(std::uint16_t m, std::string_view data, std::string& out, bool& first, int depth) {
@@ -203,13 +240,16 @@ class Transcoder {
     Reader r(data);
     std::uint32_t seq = 0;
     while (!r.Done()) {
-      auto tag = r.Varint();
+      auto tag = r.Tag();
       if (!tag) return std::move(tag).error();
       const std::uint64_t num = *tag >> 3;
       const int wire = static_cast<int>(*tag & 7);
-      if (num == 0) return Malformed("field number 0 in " + std::string(msg.name));
       if (num >= numbers.size() || numbers[num] < 0) {
-        return Unknown("protobuf field " + std::to_string(num) + " of " + std::string(msg.name) + " is not known");
+        if (!drop_unknown_) {
+          return Unknown("protobuf field " + std::to_string(num) + " of " + std::string(msg.name) + " is not known");
+        }
+        KUBE_RETURN_IF_ERROR(r.Skip(wire));
+        continue;
       }
       Span s{static_cast<std::uint16_t>(numbers[num]), seq++, wire, 0, {}};
       switch (wire) {
@@ -471,7 +511,7 @@ class Transcoder {
     Entry e;
     Reader r(data);
     while (!r.Done()) {
-      auto tag = r.Varint();
+      auto tag = r.Tag();
       if (!tag) return std::move(tag).error();
       const std::uint64_t num = *tag >> 3;
       const int wire = static_cast<int>(*tag & 7);
@@ -485,6 +525,8 @@ class Transcoder {
         auto b = r.Bytes();
         if (!b) return std::move(b).error();
         e.value = Span{0, 0, kLen, 0, *b};
+      } else if (drop_unknown_) {
+        KUBE_RETURN_IF_ERROR(r.Skip(wire));
       } else {
         return Unknown("protobuf field " + std::to_string(num) + " of a map entry of " + std::string(msg.name) +
                        " is not known");
@@ -546,13 +588,17 @@ class Transcoder {
     Small s;
     Reader r(data);
     while (!r.Done()) {
-      auto tag = r.Varint();
+      auto tag = r.Tag();
       if (!tag) return std::move(tag).error();
       const std::uint64_t num = *tag >> 3;
       const int wire = static_cast<int>(*tag & 7);
       if (num < 1 || num > 3) {
-        return Unknown("protobuf field " + std::to_string(num) + " of " + std::string(tbl::kMessages[m].name) +
-                       " is not known");
+        if (!drop_unknown_) {
+          return Unknown("protobuf field " + std::to_string(num) + " of " + std::string(tbl::kMessages[m].name) +
+                         " is not known");
+        }
+        KUBE_RETURN_IF_ERROR(r.Skip(wire));
+        continue;
       }
       s.has[num] = true;
       if (wire == kVarint) {
@@ -711,17 +757,19 @@ class Transcoder {
   }
 
  public:
-  // A nested or top-level envelope.
-  Result<void> Envelope(std::string_view body, std::string& out, int depth) {
-    if (depth > kMaxDepth) return Malformed("messages nested deeper than 100");
-    if (!body.starts_with(kMagic)) return Malformed("missing the k8s protobuf envelope prefix");
-    Reader r(body.substr(kMagic.size()));
+  struct EnvelopeParts {
     std::string_view api_version;
     std::string_view kind;
     std::string_view raw;
+  };
+  // The envelope's fields, its contentEncoding checked.
+  static Result<EnvelopeParts> ReadEnvelope(std::string_view body) {
+    if (!body.starts_with(kMagic)) return Malformed("missing the k8s protobuf envelope prefix");
+    Reader r(body.substr(kMagic.size()));
+    EnvelopeParts parts;
     bool has_raw = false;
     while (!r.Done()) {
-      auto tag = r.Varint();
+      auto tag = r.Tag();
       if (!tag) return std::move(tag).error();
       if ((*tag & 7) != kLen) return Malformed("unexpected wire type in the envelope");
       auto bytes = r.Bytes();
@@ -732,13 +780,13 @@ class Transcoder {
           if (has_raw) return Malformed("the envelope's type follows its object");
           auto tm = TypeMeta(*bytes);
           if (!tm) return std::move(tm).error();
-          api_version = tm->first;
-          kind = tm->second;
+          parts.api_version = tm->first;
+          parts.kind = tm->second;
           break;
         }
         case 2:
           if (has_raw) return Malformed("two raw fields in the envelope");
-          raw = *bytes;
+          parts.raw = *bytes;
           has_raw = true;
           break;
         case 3:
@@ -751,6 +799,15 @@ class Transcoder {
       }
     }
     if (!has_raw) return Malformed("the envelope has no object");
+    return parts;
+  }
+
+  // A nested or top-level envelope.
+  Result<void> Envelope(std::string_view body, std::string& out, int depth) {
+    if (depth > kMaxDepth) return Malformed("messages nested deeper than 100");
+    auto parts = ReadEnvelope(body);
+    if (!parts) return std::move(parts).error();
+    const auto [api_version, kind, raw] = *parts;
     const tbl::TopKind* k = FindKind(api_version, kind);
     if (k == nullptr) {
       return Unknown("protobuf is not known for " + std::string(api_version) + ", Kind=" + std::string(kind));
@@ -763,7 +820,7 @@ class Transcoder {
     Reader r(data);
     std::pair<std::string_view, std::string_view> out;
     while (!r.Done()) {
-      auto tag = r.Varint();
+      auto tag = r.Tag();
       if (!tag) return std::move(tag).error();
       if ((*tag & 7) != kLen) return Malformed("unexpected wire type in the envelope's typeMeta");
       auto b = r.Bytes();
@@ -778,6 +835,7 @@ class Transcoder {
  private:
   std::deque<std::vector<Span>> spans_;  // per depth; a deque keeps references stable
   std::uint16_t schema_message_ = 0;
+  bool drop_unknown_;
 };
 
 }  // namespace
@@ -792,8 +850,14 @@ bool KnowsGroupVersion(std::string_view api_version) {
 
 bool KnowsKind(std::string_view api_version, std::string_view kind) { return FindKind(api_version, kind) != nullptr; }
 
-Result<std::string> ToJson(std::string_view body) {
-  Transcoder t;
+Result<EnvelopeType> PeekType(std::string_view body) {
+  auto parts = Transcoder::ReadEnvelope(body);
+  if (!parts) return std::move(parts).error();
+  return EnvelopeType{parts->api_version, parts->kind};
+}
+
+Result<std::string> ToJson(std::string_view body, UnknownFields unknown) {
+  Transcoder t(unknown);
   std::string out;
   out.reserve(body.size() + body.size() / 2);
   KUBE_RETURN_IF_ERROR(t.Envelope(body, out, 0));
@@ -908,6 +972,7 @@ struct StreamTranscoder::Impl {
         if (!tag) break;
         const auto len = PeekVarint(rest().substr(tag->second));
         if (!len) break;
+        if (!ValidTag(tag->first)) return Malformed("invalid field number " + std::to_string(tag->first >> 3));
         if ((tag->first & 7) != kLen) return Malformed("unexpected wire type in " + kind);
         const std::size_t head = tag->second + len->second;
         if (head > raw_left || len->first > raw_left - head) {
@@ -923,6 +988,7 @@ struct StreamTranscoder::Impl {
       // An envelope field.
       auto tag = PeekVarint(rest());
       if (!tag) break;
+      if (!ValidTag(tag->first)) return Malformed("invalid field number " + std::to_string(tag->first >> 3));
       if ((tag->first & 7) != kLen) return Malformed("unexpected wire type in the envelope");
       const auto len = PeekVarint(rest().substr(tag->second));
       if (!len) break;

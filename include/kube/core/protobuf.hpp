@@ -43,14 +43,31 @@ bool KnowsGroupVersion(std::string_view api_version);
 /// Whether `kind` of `api_version` is in the table ("v1", "PodList").
 bool KnowsKind(std::string_view api_version, std::string_view kind);
 
+/// What the transcoder does with a field number its table does not know.
+enum class UnknownFields {
+  kRefuse,  ///< 415, so that the caller asks for JSON, which keeps every field (a client).
+  kDrop,    ///< skip it, as Go's generated unmarshallers do (a server reading a request body).
+};
+
 /// Transcodes one body (envelope included) to JSON text, with `kind` and `apiVersion` from the
 /// envelope.
 /// **Errors:** 400 BadRequest for a body that is not a well-formed envelope or message (bad
-/// magic, truncated varint or length, a wire type that does not fit the field, a string that is
-/// not UTF-8, nesting deeper than 100 messages); 415 UnsupportedMediaType for a kind, a field
-/// number or a contentEncoding the table does not know (the message names it, e.g. `protobuf
-/// field 41 of k8s.io.api.core.v1.PodSpec is not known`).
-Result<std::string> ToJson(std::string_view body);
+/// magic, truncated varint or length, a field number outside 1 to 2^29 - 1, a wire type that
+/// does not fit the field, a string that is not UTF-8, a time outside Clock::WallTime's range,
+/// nesting deeper than 100 messages); 415 UnsupportedMediaType for a kind or a contentEncoding
+/// the table does not know, or with kRefuse a field number (the message names it, e.g.
+/// `protobuf field 41 of k8s.io.api.core.v1.PodSpec is not known`).
+Result<std::string> ToJson(std::string_view body, UnknownFields unknown = UnknownFields::kRefuse);
+
+/// The apiVersion and kind an envelope declares (views into `body`), without reading its object.
+struct EnvelopeType {
+  std::string_view api_version;
+  std::string_view kind;
+};
+
+/// Reads the envelope's typeMeta. **Errors:** 400 BadRequest for a body that is not a
+/// well-formed envelope (ToJson's messages).
+Result<EnvelopeType> PeekType(std::string_view body);
 
 /// Transcodes a body that arrives in pieces, a list's items one by one: `sink` receives the JSON
 /// text of the whole body in order, each item as soon as its last byte is in, so that a JSON

@@ -9,13 +9,13 @@
 #include <kube/core/json.hpp>
 #include <kube/core/json_pointer.hpp>
 #include <kube/core/object.hpp>
+#include <kube/core/protobuf.hpp>
 #include <kube/core/status.hpp>
 #include <kube/core/time.hpp>
 
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/crd.hpp"
 #include "apiserver/rest/json_util.hpp"
-#include "apiserver/rest/protobuf.hpp"
 #include "apiserver/rest/url.hpp"
 
 namespace kube::apiserver::rest {
@@ -201,6 +201,20 @@ std::string GenerateName(std::string_view base) {
   return name;
 }
 
+namespace {
+// Lower-case hex of `bytes`, as Go's hex.EncodeToString.
+std::string HexEncode(std::string_view bytes) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char c : bytes) {
+    out.push_back(kHex[static_cast<unsigned char>(c) >> 4]);
+    out.push_back(kHex[static_cast<unsigned char>(c) & 15]);
+  }
+  return out;
+}
+}  // namespace
+
 Result<json::object> DecodeBody(const Request& r, std::string_view body,
                                 std::string_view expected_api_version, std::string_view expected_kind) {
   std::string media(r.http.Header("content-type").value_or(""));
@@ -208,17 +222,37 @@ Result<json::object> DecodeBody(const Request& r, std::string_view body,
   while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
   while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.erase(0, 1);
   for (auto& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  // The built-in kinds the protobuf decoder knows also accept protobuf; custom resources do not.
-  const bool protobuf = ProtobufServed(expected_api_version, expected_kind);
-  if (media == kProtobufMediaType && protobuf) {
+  // The built-in kinds the protobuf transcoder knows also accept protobuf; custom resources do not.
+  const bool takes_protobuf = protobuf::KnowsKind(expected_api_version, expected_kind);
+  if (media == protobuf::kMediaType && takes_protobuf) {
     // kubectl's generator commands and protobuf-configured client-go send built-ins this way.
-    auto decoded = DecodeProtobufObject(body);
+    // As kube-apiserver: a kind its scheme does not know is a 400; fields its generated
+    // unmarshallers do not know are skipped; a body that does not decode is a 400 naming the
+    // first 30 bytes in hex (apiserver's summarizeData).
+    auto type = protobuf::PeekType(body);
+    if (type.ok() && !protobuf::KnowsKind(type->api_version, type->kind)) {
+      const std::string_view version = type->api_version.substr(type->api_version.find('/') + 1);
+      return NewBadRequest(std::string(type->kind) + " in version \"" + std::string(version) +
+                           "\" cannot be handled as a " + std::string(expected_kind) + ": no kind \"" +
+                           std::string(type->kind) + "\" is registered for version \"" +
+                           std::string(type->api_version) + "\" in scheme \"pkg/runtime/scheme.go:100\"");
+    }
+    auto text = protobuf::ToJson(body, protobuf::UnknownFields::kDrop);
+    if (!text.ok()) {
+      if (text.error().code == 415) return std::move(text).error();
+      constexpr std::size_t kSummary = 30;
+      std::string summary = body.empty() ? "<empty>" : HexEncode(body.substr(0, kSummary));
+      if (body.size() > kSummary) summary += " ...";
+      return NewBadRequest("the object provided is unrecognized (must be of type " + std::string(expected_kind) +
+                           "): " + text.error().message + " (" + summary + ")");
+    }
+    auto decoded = ParseJson(*text);
     if (!decoded.ok()) return std::move(decoded).error();
     return DecodeObject(r, std::move(*decoded), expected_api_version, expected_kind);
   }
   if (!media.empty() && media != "application/json" && media != "*/*") {
-    if (!protobuf) return NewUnsupportedMediaType({"application/json"});
-    return NewUnsupportedMediaType({"application/json", std::string(kProtobufMediaType)});
+    if (!takes_protobuf) return NewUnsupportedMediaType({"application/json"});
+    return NewUnsupportedMediaType({"application/json", std::string(protobuf::kMediaType)});
   }
   auto parsed = ParseJson(body);
   if (!parsed.ok()) {

@@ -708,7 +708,7 @@ def load(paths):
     docs = []
     for p in sorted(paths):
         with open(p, encoding="utf-8") as f:
-            docs.append(json.load(f))
+            docs.append(schemas.restore_description_properties(json.load(f)))
     return Model(docs)
 
 

@@ -186,6 +186,29 @@ class SchemaTable(unittest.TestCase):
         self.assertEqual(len(names), len(model.schemas) - sum(n in apigen.BUILTIN_TYPES for n in model.schemas))
 
 
+class DescriptionProperties(unittest.TestCase):
+    SPEC = os.path.join(HERE, "..", "..", "api", "openapi", "v1.32", "apis__apiextensions.k8s.io__v1.json")
+
+    def test_the_four_description_properties_are_restored(self):
+        model = apigen.load([self.SPEC])
+        for name in schemas.DESCRIPTION_PROPERTIES[1:]:  # the apiextensions ones
+            fields = {f.json: f for f in model.structs[name].fields}
+            self.assertIn("description", fields, name)
+            self.assertEqual(apigen.member_type(fields["description"]), "std::optional<std::string>")
+
+    def test_restoring_keeps_a_present_property_and_the_sorted_order(self):
+        doc = {"components": {"schemas": {
+            "io.k8s.api.scheduling.v1.PriorityClass": {"properties": {"apiVersion": {}, "value": {}}},
+            "io.k8s.api.example.v1.Other": {"properties": {"a": {}}},
+            schemas.DESCRIPTION_PROPERTIES[3]: {"properties": {"description": {"type": "string", "x": 1}}}}}}
+        schemas.restore_description_properties(doc)
+        got = doc["components"]["schemas"]
+        self.assertEqual(list(got["io.k8s.api.scheduling.v1.PriorityClass"]["properties"]),
+                         ["apiVersion", "description", "value"])
+        self.assertEqual(got["io.k8s.api.example.v1.Other"]["properties"], {"a": {}})
+        self.assertEqual(got[schemas.DESCRIPTION_PROPERTIES[3]]["properties"]["description"]["x"], 1)
+
+
 if __name__ == "__main__":
     if "--update" in sys.argv:
         import shutil

@@ -22,8 +22,12 @@ Only the Python 3 standard library is used, and the output is deterministic.
 
 import argparse
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import schemas as schemas_module  # noqa: E402
 
 SPECIAL = {
     "k8s.io.apimachinery.pkg.apis.meta.v1.Time": "kTime",
@@ -39,12 +43,6 @@ SPECIAL = {
 }
 SCALAR_KINDS = {"string": "kString", "bytes": "kBytes", "int32": "kInt32", "int64": "kInt64",
                 "bool": "kBool", "double": "kDouble"}
-
-
-# Removing the prose descriptions from the OpenAPI input also removed the properties named
-# `description` (PriorityClass, JSONSchemaProps, ExternalDocumentation,
-# CustomResourceColumnDefinition): a string field of that name keeps its name.
-MISSING_PROPERTY = "description"
 
 
 class TableError(Exception):
@@ -114,9 +112,7 @@ def build(fields, specs):
             flags = flags.split()
             json_name = props and (name if name in props else by_norm.get(norm(name)))
             inline = False
-            if not json_name and name == MISSING_PROPERTY and kind == "string":
-                json_name = name
-            elif not json_name:
+            if not json_name:
                 if kind != "message":
                     raise TableError("%s.%s: no OpenAPI property" % (message, name))
                 inline = True
@@ -208,7 +204,7 @@ def main():
     specs = []
     for path in args.specs:
         with open(path) as f:
-            specs.append(json.load(f))
+            specs.append(schemas_module.restore_description_properties(json.load(f)))
     try:
         text = emit(*build(fields, specs))
     except TableError as e:

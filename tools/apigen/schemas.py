@@ -45,6 +45,31 @@ REF_DROPPED = DROPPED | {"default", "x-kubernetes-list-type"}
 
 SOURCE_NAME = "openapi_schemas.cpp"
 
+# The OpenAPI input had its prose removed by deleting every key named `description`, which also
+# deleted the string properties of that name. kube-apiserver v1.32's protobuf descriptors
+# (api/protobuf/v1.32/fields.json) list exactly these four; restore_description_properties puts
+# them back, so that the generated types have them and the CRD schemas allow them.
+DESCRIPTION_PROPERTIES = (
+    "io.k8s.api.scheduling.v1.PriorityClass",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ExternalDocumentation",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+)
+
+
+def restore_description_properties(doc):
+    """Adds `description: {type: string}` to the schemas of DESCRIPTION_PROPERTIES in an OpenAPI
+    v3 document (in place; properties stay in the document's sorted order)."""
+    for name, schema in doc.get("components", {}).get("schemas", {}).items():
+        if name not in DESCRIPTION_PROPERTIES:
+            continue
+        props = schema.setdefault("properties", {})
+        if "description" in props:
+            continue
+        props["description"] = {"type": "string"}
+        schema["properties"] = dict(sorted(props.items()))
+    return doc
+
 
 class SchemaError(Exception):
     pass

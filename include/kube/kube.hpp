@@ -25,7 +25,6 @@
 #include <kube/client/dynamic_client.hpp>
 #include <kube/client/rest_mapper.hpp>
 #include <kube/client/retry.hpp>
-#include <kube/client/typed.hpp>
 #include <kube/client/typed_api.hpp>
 
 // Informers and work queues.

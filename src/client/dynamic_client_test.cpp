@@ -1,6 +1,5 @@
 #include <kube/client/dynamic_client.hpp>
 #include <kube/client/fake_transport.hpp>
-#include <kube/client/typed.hpp>
 
 #include <fstream>
 #include <memory>
@@ -355,97 +354,6 @@ TEST_F(DynamicClientTest, WatchRejectedBeforeStreamingIsAClassifiedError) {
   ASSERT_FALSE(watch.ok());
   EXPECT_TRUE(IsExpired(watch.error()));
   EXPECT_EQ(watch.error().message, "The resourceVersion for the provided watch is too old.");
-}
-
-// ---- Typed views ----
-
-TEST(TypedViews, ReadFieldsWithoutCopyingTheObject) {
-  auto pod = Object::Parse(R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"n"},
-    "spec":{"nodeName":"node-1","serviceAccountName":"sa","containers":[{"name":"app"},{"name":"sidecar"}]},
-    "status":{"phase":"Running","podIP":"10.0.0.5","hostIP":"192.168.0.1",
-      "conditions":[{"type":"Initialized","status":"True"},{"type":"Ready","status":"True"}]}})").value();
-  // A view is the shared pointer and nothing else: no field is extracted or copied up front.
-  static_assert(sizeof(Pod) == sizeof(ObjectPtr) && sizeof(Deployment) == sizeof(ObjectPtr) &&
-                sizeof(Lease) == sizeof(ObjectPtr));
-  auto view = ViewAs<Pod>(pod);
-  ASSERT_TRUE(view.ok());
-  EXPECT_EQ(view->object().get(), pod.get());  // shares the object
-  EXPECT_EQ(pod.use_count(), 2);               // the caller's pointer and the view's
-  EXPECT_EQ((*view)->Name(), "p");
-  EXPECT_EQ(view->Phase(), "Running");
-  EXPECT_EQ(view->NodeName(), "node-1");
-  EXPECT_EQ(view->PodIP(), "10.0.0.5");
-  EXPECT_EQ(view->HostIP(), "192.168.0.1");
-  EXPECT_EQ(view->ServiceAccountName(), "sa");
-  EXPECT_EQ(view->ContainerNames(), (std::vector<std::string>{"app", "sidecar"}));
-  EXPECT_TRUE(view->IsReady());
-  EXPECT_FALSE(ViewAs<ConfigMap>(pod).ok());
-  EXPECT_EQ(Pod::Resource(), (GroupVersionResource{"", "v1", "pods"}));
-}
-
-TEST(TypedViews, ConfigMapSecretNamespaceEvent) {
-  ConfigMap cm(Object::Parse(R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c"},
-    "data":{"a.txt":"hello","b/c~d":"x"},"binaryData":{"bin":"AAEC"}})").value());
-  EXPECT_EQ(cm.Data("a.txt"), "hello");
-  EXPECT_EQ(cm.Data("b/c~d"), "x");
-  EXPECT_EQ(cm.Data("missing"), std::nullopt);
-  EXPECT_EQ(cm.DataKeys(), (std::vector<std::string>{"a.txt", "b/c~d"}));
-  EXPECT_EQ(cm.BinaryData("bin"), std::string("\x00\x01\x02", 3));
-  Secret s(Object::Parse(R"({"kind":"Secret","apiVersion":"v1","metadata":{"name":"s"},"type":"Opaque",
-    "data":{"password":"c2VjcmV0"}})").value());
-  EXPECT_EQ(s.Type(), "Opaque");
-  EXPECT_EQ(s.Data("password"), "secret");
-  Namespace ns(Object::Parse(R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":"n"},"status":{"phase":"Terminating"}})").value());
-  EXPECT_EQ(ns.Phase(), "Terminating");
-  Event ev(Object::Parse(R"({"kind":"Event","apiVersion":"v1","metadata":{"name":"e"},"reason":"Scheduled",
-    "message":"assigned","type":"Normal","count":3,"source":{"component":"scheduler"},
-    "involvedObject":{"kind":"Pod","name":"p","namespace":"n","uid":"u","apiVersion":"v1"}})").value());
-  EXPECT_EQ(ev.Reason(), "Scheduled");
-  EXPECT_EQ(ev.Message(), "assigned");
-  EXPECT_EQ(ev.Type(), "Normal");
-  EXPECT_EQ(ev.Count(), 3);
-  EXPECT_EQ(ev.ReportingComponent(), "scheduler");
-  EXPECT_EQ(ev.Involved().name, "p");
-  EXPECT_EQ(ev.Involved().uid, "u");
-}
-
-TEST(TypedViews, DeploymentReplicaSetLease) {
-  Deployment d(Object::Parse(R"({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d","generation":4},
-    "spec":{"replicas":3,"paused":true},"status":{"replicas":3,"readyReplicas":2,"availableReplicas":2,
-    "updatedReplicas":3,"observedGeneration":4,"conditions":[{"type":"Available","status":"False"}]}})").value());
-  EXPECT_EQ(d.Replicas(), 3);
-  EXPECT_EQ(d.StatusReplicas(), 3);
-  EXPECT_EQ(d.ReadyReplicas(), 2);
-  EXPECT_EQ(d.AvailableReplicas(), 2);
-  EXPECT_EQ(d.UpdatedReplicas(), 3);
-  EXPECT_EQ(d.ObservedGeneration(), 4);
-  EXPECT_TRUE(d.Paused());
-  EXPECT_EQ(d.Condition("Available"), "False");
-  EXPECT_EQ(d.Condition("Progressing"), std::nullopt);
-  Deployment empty(Object::Parse(R"({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"e"}})").value());
-  EXPECT_EQ(empty.Replicas(), 1);  // the API default
-  ReplicaSet rs(Object::Parse(R"({"kind":"ReplicaSet","apiVersion":"apps/v1","metadata":{"name":"r"},
-    "spec":{"replicas":2},"status":{"replicas":2,"readyReplicas":1,"availableReplicas":1,"observedGeneration":1}})").value());
-  EXPECT_EQ(rs.Replicas(), 2);
-  EXPECT_EQ(rs.ReadyReplicas(), 1);
-  EXPECT_EQ(rs.ObservedGeneration(), 1);
-  Lease l(Object::Parse(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"l"},
-    "spec":{"holderIdentity":"me","leaseDurationSeconds":15,"acquireTime":"2026-01-01T00:00:00.000000Z",
-    "renewTime":"2026-01-01T00:00:05.000000Z","leaseTransitions":2}})").value());
-  EXPECT_EQ(l.HolderIdentity(), "me");
-  EXPECT_EQ(l.LeaseDurationSeconds(), 15);
-  EXPECT_EQ(l.AcquireTime(), "2026-01-01T00:00:00.000000Z");
-  EXPECT_EQ(l.RenewTime(), "2026-01-01T00:00:05.000000Z");
-  EXPECT_EQ(l.LeaseTransitions(), 2);
-  EXPECT_EQ(Lease::Resource().group, "coordination.k8s.io");
-}
-
-TEST_F(DynamicClientTest, ApiForUsesTheViewsResource) {
-  transport_->EnqueueJson(200, R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"l","namespace":"kube-system"}})");
-  auto lease = ApiFor<Lease>(*client_, "kube-system").Get("l");
-  ASSERT_TRUE(lease.ok());
-  EXPECT_EQ(Last().target, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l");
-  EXPECT_TRUE(ViewAs<Lease>(*lease).ok());
 }
 
 }  // namespace

@@ -14,7 +14,6 @@
 #include <kube/client/auth.hpp>
 #include <kube/client/discovery.hpp>
 #include <kube/client/http_transport.hpp>
-#include <kube/client/typed.hpp>
 #include <kube/cache/client_lister_watcher.hpp>
 #include <kube/leaderelection/leader_elector.hpp>
 #include <kube/leaderelection/lease_lock.hpp>
@@ -351,7 +350,9 @@ Result<void> Manager::Start(std::stop_token stop) {
     const std::string identity = !le.identity.empty() ? le.identity : DefaultIdentity();
     leaderelection::LeaderElectionConfig cfg;
     cfg.lock = std::make_unique<leaderelection::LeaseLock>(
-        client::Api(in.rest, client::Lease::Resource(), ns), le.id, identity);
+        client::TypedApi<leaderelection::LeaseLock::Lease>(
+            client::Api(in.rest, client::ResourceOf<leaderelection::LeaseLock::Lease>(), ns)),
+        le.id, identity);
     cfg.lease_duration = le.lease_duration;
     cfg.renew_deadline = le.renew_deadline;
     cfg.retry_period = le.retry_period;

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <kube/client/typed.hpp>
+#include <kube/api/object.hpp>
 #include <kube/core/time.hpp>
 
 namespace kube::leaderelection {
@@ -23,45 +23,42 @@ LeaderElectionRecord SampleRecord() {
           .lease_transitions = 3};
 }
 
-TEST(LeaseSpec, RoundTripsThroughLeaseObjectWithMicrosecondTimes) {
-  ObjectBuilder b(client::Lease::kApiVersion, client::Lease::kKind);
-  b.SetName("lock").SetNamespace("ns");
-  ASSERT_TRUE(SetLeaseSpec(b, SampleRecord()).ok());
-  auto lease = b.Build();
-  ASSERT_TRUE(lease.ok());
-  EXPECT_EQ((*lease)->GetString("/spec/acquireTime").value_or(""), "2026-01-01T00:00:00.123456Z");
-  EXPECT_EQ((*lease)->GetInt("/spec/leaseDurationSeconds").value_or(0), 15);
-  auto record = RecordFromLease(**lease);
-  ASSERT_TRUE(record.ok()) << record.error().message;
-  EXPECT_EQ(*record, SampleRecord());
+TEST(LeaseSpec, RoundTripsThroughALeaseWithMicrosecondTimes) {
+  LeaseLock::Lease lease;
+  lease.metadata.name = "lock";
+  lease.metadata.namespace_ = "ns";
+  SetLeaseSpec(lease.spec, SampleRecord());
+  auto object = api::ToObject(lease);
+  ASSERT_TRUE(object.ok());
+  EXPECT_EQ((*object)->GetString("/spec/acquireTime").value_or(""), "2026-01-01T00:00:00.123456Z");
+  EXPECT_EQ((*object)->GetInt("/spec/leaseDurationSeconds").value_or(0), 15);
+  auto back = api::FromObject<LeaseLock::Lease>(**object);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(RecordFromLease(*back), SampleRecord());
 }
 
 TEST(LeaseSpec, EmptyHolderIsWrittenAsEmptyStringAndMissingFieldsReadAsZero) {
-  ObjectBuilder b(client::Lease::kApiVersion, client::Lease::kKind);
-  b.SetName("lock").SetNamespace("ns");
-  auto bare = b.Build();
-  ASSERT_TRUE(bare.ok());
-  auto empty = RecordFromLease(**bare);
-  ASSERT_TRUE(empty.ok());
-  EXPECT_EQ(*empty, LeaderElectionRecord{});
+  LeaseLock::Lease lease;
+  EXPECT_EQ(RecordFromLease(lease), LeaderElectionRecord{});
 
   LeaderElectionRecord released = SampleRecord();
   released.holder_identity.clear();
-  ASSERT_TRUE(SetLeaseSpec(b, released).ok());
-  auto lease = b.Build();
-  ASSERT_TRUE(lease.ok());
-  EXPECT_EQ((*lease)->GetString("/spec/holderIdentity"), std::optional<std::string>(""));
+  SetLeaseSpec(lease.spec, released);
+  auto object = api::ToObject(lease);
+  ASSERT_TRUE(object.ok());
+  EXPECT_EQ((*object)->GetString("/spec/holderIdentity"), std::optional<std::string>(""));
 }
 
-TEST(LeaseSpec, UnparsableTimeIsBadRequest) {
-  ObjectBuilder b(client::Lease::kApiVersion, client::Lease::kKind);
+TEST(LeaseSpec, AnUnparsableTimeIsABadRequestNamingTheField) {
+  ObjectBuilder b(LeaseLock::Lease::kApiVersion, LeaseLock::Lease::kKind);
   b.SetName("lock").SetNamespace("ns");
   ASSERT_TRUE(b.Set("/spec/renewTime", "yesterday").ok());
-  auto lease = b.Build();
-  ASSERT_TRUE(lease.ok());
-  auto record = RecordFromLease(**lease);
-  ASSERT_FALSE(record.ok());
-  EXPECT_TRUE(IsBadRequest(record.error()));
+  auto object = b.Build();
+  ASSERT_TRUE(object.ok());
+  auto lease = api::FromObject<LeaseLock::Lease>(**object);
+  ASSERT_FALSE(lease.ok());
+  EXPECT_TRUE(IsBadRequest(lease.error()));
+  EXPECT_NE(lease.error().message.find("spec.renewTime"), std::string::npos) << lease.error().message;
 }
 
 TEST(FakeLock, GetOfMissingObjectIsNotFoundAndCreateTwiceIsAlreadyExists) {

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include <kube/api/coordination/v1.hpp>
 #include <kube/base/clock.hpp>
 #include <kube/base/mutex.hpp>
 #include <kube/base/result.hpp>
-#include <kube/client/dynamic_client.hpp>
+#include <kube/client/typed_api.hpp>
 
 /// Leader election (client-go tools/leaderelection): the lock a set of candidates compete for,
 /// and the elector that acquires and renews it.
@@ -58,15 +60,17 @@ class ResourceLock {
   virtual std::string Describe() const = 0;
 };
 
-/// A `ResourceLock` over one coordination.k8s.io/v1 Lease, through the dynamic client.
+/// A `ResourceLock` over one coordination.k8s.io/v1 Lease, through the typed client.
 /// The Lease is created on first acquisition if absent.
 /// **Thread-safety:** all members may be called concurrently.
 class LeaseLock final : public ResourceLock {
  public:
-  /// `leases` is an Api of `client::Lease::Resource()` scoped to the Lease's namespace (asserted:
-  /// the resource is leases and the namespace is set); `name` names the Lease; `identity` is
-  /// this candidate (e.g. hostname + "_" + a random suffix).
-  LeaseLock(client::Api leases, std::string name, std::string identity);
+  using Lease = api::coordination::v1::Lease;
+
+  /// `leases` is the Lease API scoped to the Lease's namespace (asserted: the namespace is set);
+  /// `name` names the Lease; `identity` is this candidate (e.g. hostname + "_" + a random
+  /// suffix).
+  LeaseLock(client::TypedApi<Lease> leases, std::string name, std::string identity);
 
   Result<ObservedRecord> Get() override;
   Result<void> Create(const LeaderElectionRecord& record) override;
@@ -75,22 +79,22 @@ class LeaseLock final : public ResourceLock {
   std::string Describe() const override;
 
  private:
-  Result<ObservedRecord> Remember(Result<ObjectPtr> lease);
+  Result<ObservedRecord> Remember(Result<Lease> lease);
 
-  const client::Api leases_;
+  const client::TypedApi<Lease> leases_;
   const std::string name_;
   const std::string identity_;
   Mutex mu_;
-  // The Lease last read or written (null = never): its resourceVersion is the CAS precondition
+  // The Lease last read or written (none = never): its resourceVersion is the CAS precondition
   // of the next Update, and its other fields (labels, ...) are preserved by that Update.
-  ObjectPtr last_lease_ KUBE_GUARDED_BY(mu_);
+  std::optional<Lease> last_lease_ KUBE_GUARDED_BY(mu_);
 };
 
-/// Converts a record to the Lease `spec` fields and back (exposed for tests and other locks).
-/// **Errors:** `RecordFromLease` gives 400 BadRequest when a time field does not parse.
-Result<LeaderElectionRecord> RecordFromLease(const Object& lease);
-/// Writes `record` into the `spec` of `lease` (MicroTime timestamps; an empty holder is written
-/// as an empty string, as client-go does).
-Result<void> SetLeaseSpec(ObjectBuilder& lease, const LeaderElectionRecord& record);
+/// The record a Lease's `spec` holds (absent fields read as zero; times truncated to the
+/// microsecond, as a MicroTime keeps them).
+LeaderElectionRecord RecordFromLease(const api::coordination::v1::Lease& lease);
+/// Writes `record` into a Lease's `spec` (an empty holder is written as an empty string, as
+/// client-go does).
+void SetLeaseSpec(api::coordination::v1::LeaseSpec& spec, const LeaderElectionRecord& record);
 
 }  // namespace kube::leaderelection

@@ -6,7 +6,8 @@
 #include <kube/apiserver/apiserver.hpp>
 #include <kube/client/dynamic_client.hpp>
 #include <kube/client/rest_client.hpp>
-#include <kube/client/typed.hpp>
+#include <kube/api/object.hpp>
+#include <kube/client/typed_api.hpp>
 #include <kube/core/watch_event.hpp>
 #include <kube/leaderelection/leader_elector.hpp>
 #include <kube/leaderelection/lease_lock.hpp>
@@ -118,7 +119,7 @@ void WaitForStop(std::stop_token stop) {
 // One candidate campaigning in a loop (Run again after losing) until stopped.
 class Candidate {
  public:
-  Candidate(const client::Api& leases, std::string id, Timeline& timeline)
+  Candidate(const client::TypedApi<LeaseLock::Lease>& leases, std::string id, Timeline& timeline)
       : id_(std::move(id)), fail_(std::make_shared<std::atomic<bool>>(false)) {
     auto lease_lock = std::make_unique<LeaseLock>(leases, kLeaseName, id_);
     LeaderElectionConfig config{
@@ -165,11 +166,11 @@ class Candidate {
 // Every version of the Lease, as a watch delivers it.
 class LeaseHistory {
  public:
-  explicit LeaseHistory(const client::Api& leases) {
+  explicit LeaseHistory(const client::TypedApi<LeaseLock::Lease>& leases) {
     ListOptions options;
     options.field_selector = std::string("metadata.name=") + kLeaseName;
     options.timeout_seconds = 600;
-    auto stream = leases.Watch(options);
+    auto stream = leases.dynamic().Watch(options);
     EXPECT_TRUE(stream.ok()) << stream.error().ToString();
     if (!stream.ok()) return;
     stream_ = std::move(*stream);
@@ -179,11 +180,11 @@ class LeaseHistory {
         if (!event.ok() || !event->has_value()) return;
         const auto& e = **event;
         if ((e.type != WatchEventType::kAdded && e.type != WatchEventType::kModified) || !e.object) continue;
-        auto record = RecordFromLease(*e.object);
-        EXPECT_TRUE(record.ok()) << record.error().ToString();
-        if (!record.ok()) continue;
+        auto lease = api::FromObject<LeaseLock::Lease>(*e.object);
+        EXPECT_TRUE(lease.ok()) << lease.error().ToString();
+        if (!lease.ok()) continue;
         MutexLock lock(mu_);
-        records_.push_back(*record);
+        records_.push_back(RecordFromLease(*lease));
         versions_.push_back(std::string(e.object->ResourceVersion()));
         cv_.SignalAll();
       }
@@ -197,10 +198,10 @@ class LeaseHistory {
     return records_;
   }
   // Waits (bounded) until the watch delivered the Lease's current version.
-  bool CaughtUpWith(const client::Api& leases) {
+  bool CaughtUpWith(const client::TypedApi<LeaseLock::Lease>& leases) {
     auto lease = leases.Get(kLeaseName);
     if (!lease.ok()) return false;
-    const std::string rv((*lease)->ResourceVersion());
+    const std::string rv = lease->metadata.resourceVersion;
     const auto deadline = Steady::now() + 30s;
     MutexLock lock(mu_);
     while (std::find(versions_.begin(), versions_.end(), rv) == versions_.end()) {
@@ -262,14 +263,14 @@ class LeaderElectionIntegrationTest : public ::testing::Test {
     c.timeout = 5s;
     auto rest = client::RestClient::Create(c);
     ASSERT_TRUE(rest.ok()) << rest.error().ToString();
-    leases_.emplace(*rest, client::Lease::Resource(), "default");
+    leases_.emplace(client::Api(*rest, client::ResourceOf<LeaseLock::Lease>(), "default"));
   }
   void TearDown() override {
     if (server_) server_->Stop();
   }
 
   std::unique_ptr<apiserver::ApiServer> server_;
-  std::optional<client::Api> leases_;
+  std::optional<client::TypedApi<LeaseLock::Lease>> leases_;
   Timeline timeline_;
 };
 

@@ -4,7 +4,8 @@
 // rolebinding|clusterrole|clusterrolebinding|configmap` and objects kube-apiserver 1.32 sent as
 // protobuf (`*.pb`, from testdata/protobuf). Checked properties (abort on violation): no crash; a
 // failure is a 400 or 415; the text is one JSON object with string apiVersion and kind; fed in
-// two pieces the stream gives the same value or, where the whole body failed, fails.
+// two pieces the stream gives the same value or, where the whole body failed, fails. The body
+// past its first 4 bytes is also read as a watch frame (the seeds `watch_*.pb` are watch bodies).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -61,7 +62,21 @@ void Transcode(std::string_view body) {
 
 }  // namespace
 
+// A watch frame: a JSON object with a string `type`, or a 400/415.
+void WatchFrame(std::string_view frame) {
+  auto text = kube::protobuf::WatchEventToJson(frame);
+  if (!text.ok()) {
+    CheckError(text.error());
+    return;
+  }
+  boost::system::error_code ec;
+  const boost::json::value v = boost::json::parse(*text, ec);
+  Check(!ec && v.is_object());
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  Transcode(std::string_view(reinterpret_cast<const char*>(data), size));
+  const std::string_view body(reinterpret_cast<const char*>(data), size);
+  Transcode(body);
+  WatchFrame(body.size() > 4 ? body.substr(4) : body);
   return 0;
 }

@@ -152,6 +152,11 @@ Result<ObjectPtr> Api::GetSubresource(std::string_view name, std::string_view su
   return SendForObject(std::move(req));
 }
 
+bool Api::AskForProtobuf() const {
+  return rest_->config().protobuf && !rest_->protobuf_refused() &&
+         protobuf::KnowsGroupVersion(gvr_.ToGroupVersion().String());
+}
+
 Result<ObjectList> Api::List(const ListOptions& options) const { return List(options, {}); }
 
 Result<ObjectList> Api::List(const ListOptions& options, const std::function<void(ObjectPtr&)>& on_item) const {
@@ -163,9 +168,7 @@ Result<ObjectList> Api::List(const ListOptions& options, const std::function<voi
   opts.watch = false;
   req.query = opts.ToQuery();
   req.resource = gvr_.ToGroupResource();
-  const bool protobuf = rest_->config().protobuf_lists && !rest_->protobuf_refused() &&
-                        protobuf::KnowsGroupVersion(gvr_.ToGroupVersion().String());
-  if (protobuf) req.accept = std::string(protobuf::kMediaType) + ", application/json";
+  if (AskForProtobuf()) req.accept = std::string(protobuf::kMediaType) + ", application/json";
   {
     ListConsumer body(req, on_item);
     auto r = rest_->Do(req, body, stop_);
@@ -216,6 +219,7 @@ Result<std::unique_ptr<WatchStream>> Api::Watch(ListOptions options) const {
   req.path = std::move(path).value();
   req.query = options.ToQuery();
   req.resource = gvr_.ToGroupResource();
+  if (AskForProtobuf()) req.accept = std::string(protobuf::kMediaType) + ", application/json";
   return rest_->Watch(req, stop_);
 }
 

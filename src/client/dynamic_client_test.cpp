@@ -406,7 +406,7 @@ TEST_F(DynamicClientTest, CustomResourcesAndAClientThatOptsOutAskForJson) {
   Config c;
   c.host = "https://k";
   c.qps = -1;
-  c.protobuf_lists = false;
+  c.protobuf = false;
   DynamicClient json_only(RestClient::Create(c, {.clock = &clock_, .transport = transport_}).value());
   transport_->EnqueueJson(200, CmList({"a"}));
   ASSERT_TRUE(json_only.Resource(kConfigMaps, "ns").List().ok());
@@ -433,6 +433,26 @@ TEST_F(DynamicClientTest, AProtobufFieldThisBuildDoesNotKnowMakesTheListAskAgain
   // From then on, JSON only.
   transport_->EnqueueJson(200, CmList({"b"}));
   ASSERT_TRUE(client_->Resource(kConfigMaps, "ns").List().ok());
+  EXPECT_EQ(FindHeader(Last().headers, "Accept").value_or(""), "application/json");
+}
+
+// Watches of built-in kinds ask for protobuf as lists do; an unknown field in a watch frame ends
+// that watch with a 415 and turns the client's later lists and watches to JSON.
+TEST_F(DynamicClientTest, WatchesOfBuiltInKindsAskForProtobufAndAnUnknownFieldTurnsThemToJson) {
+  auto script = transport_->EnqueueStream(200, {{"Content-Type", "application/vnd.kubernetes.protobuf;stream=watch"}});
+  auto watch = client_->Resource(kConfigMaps, "ns").Watch({.resource_version = "1"});
+  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  EXPECT_EQ(FindHeader(Last().headers, "Accept").value_or(""), "application/vnd.kubernetes.protobuf, application/json");
+  script->Push(std::string("\x00\x00\x00\x02\x48\x01", 6));  // a WatchEvent with field 9
+  auto ev = (*watch)->Next();
+  ASSERT_FALSE(ev.ok());
+  EXPECT_TRUE(IsUnsupportedMediaType(ev.error()));
+  EXPECT_TRUE(client_->rest()->protobuf_refused());
+  transport_->EnqueueStream(200, {{"Content-Type", "application/json"}});
+  ASSERT_TRUE(client_->Resource(kConfigMaps, "ns").Watch({.resource_version = "1"}).ok());
+  EXPECT_EQ(FindHeader(Last().headers, "Accept").value_or(""), "application/json");
+  transport_->EnqueueStream(200, {{"Content-Type", "application/json"}});
+  ASSERT_TRUE(client_->Resource(kWidgets, "ns").Watch({.resource_version = "1"}).ok());
   EXPECT_EQ(FindHeader(Last().headers, "Accept").value_or(""), "application/json");
 }
 

@@ -337,7 +337,8 @@ Result<HttpResponse> RestClient::Do(const Request& request, BodyConsumer& body, 
 Result<std::unique_ptr<WatchStream>> RestClient::Watch(const Request& request, std::stop_token stop) {
   auto out = Execute(request, std::move(stop), true, nullptr);
   if (!out) return std::move(out).error();
-  return std::make_unique<WatchStream>(std::move(out->stream));
+  return std::make_unique<WatchStream>(std::move(out->stream),
+                                       [refused = protobuf_refused_] { refused->store(true, std::memory_order_relaxed); });
 }
 
 }  // namespace kube::client

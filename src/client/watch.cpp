@@ -1,13 +1,17 @@
 #include <kube/client/watch.hpp>
 
+#include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
+#include <kube/core/protobuf.hpp>
 #include <kube/core/status.hpp>
 
 namespace kube::client {
 
-WatchDecoder::WatchDecoder(std::size_t max_line_bytes) : max_line_bytes_(max_line_bytes) {}
+WatchDecoder::WatchDecoder(std::size_t max_line_bytes, WatchFormat format)
+    : max_line_bytes_(max_line_bytes), format_(format) {}
 
 void WatchDecoder::Feed(std::string_view bytes) {
   if (bytes.empty()) return;
@@ -20,7 +24,27 @@ void WatchDecoder::Feed(std::string_view bytes) {
   buf_.append(bytes);
 }
 
+std::optional<Result<WatchEvent>> WatchDecoder::NextFrame() {
+  const std::size_t avail = buf_.size() - pos_;
+  if (avail < 4) return std::nullopt;
+  const auto* p = reinterpret_cast<const unsigned char*>(buf_.data() + pos_);
+  const std::size_t len = (std::size_t{p[0]} << 24) | (std::size_t{p[1]} << 16) | (std::size_t{p[2]} << 8) | p[3];
+  if (len > max_line_bytes_) {
+    buf_.clear();
+    pos_ = 0;
+    return Result<WatchEvent>(MakeError(413, reason::kRequestEntityTooLarge,
+                                        "watch event frame exceeds " + std::to_string(max_line_bytes_) + " bytes"));
+  }
+  if (avail - 4 < len) return std::nullopt;
+  const std::string_view frame(buf_.data() + pos_ + 4, len);
+  pos_ += 4 + len;
+  auto json = protobuf::WatchEventToJson(frame);
+  if (!json.ok()) return Result<WatchEvent>(std::move(json).error());
+  return DecodeWatchEvent(*json);
+}
+
 std::optional<Result<WatchEvent>> WatchDecoder::Next() {
+  if (format_ == WatchFormat::kProtobuf) return NextFrame();
   for (;;) {
     const std::size_t avail = buf_.size() - pos_;
     if (scan_ >= avail) {
@@ -52,6 +76,7 @@ std::optional<Result<WatchEvent>> WatchDecoder::Next() {
 }
 
 bool WatchDecoder::HasPartialLine() const {
+  if (format_ == WatchFormat::kProtobuf) return pos_ < buf_.size();
   for (std::size_t i = pos_; i < buf_.size(); ++i) {
     const char c = buf_[i];
     if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return true;
@@ -59,7 +84,24 @@ bool WatchDecoder::HasPartialLine() const {
   return false;
 }
 
-WatchStream::WatchStream(std::unique_ptr<ResponseStream> stream) : stream_(std::move(stream)) {}
+namespace {
+// The format a watch response's Content-Type names: protobuf frames for kube's
+// `application/vnd.kubernetes.protobuf;stream=watch`, JSON lines otherwise.
+WatchFormat FormatOf(const ResponseStream& stream) {
+  const auto type = FindHeader(stream.headers(), "content-type");
+  if (!type) return WatchFormat::kJson;
+  std::string media;
+  for (const char c : type->substr(0, type->find(';'))) {
+    if (c != ' ' && c != '\t') media.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return media == protobuf::kMediaType ? WatchFormat::kProtobuf : WatchFormat::kJson;
+}
+}  // namespace
+
+WatchStream::WatchStream(std::unique_ptr<ResponseStream> stream, std::function<void()> on_unknown_protobuf)
+    : stream_(std::move(stream)),
+      decoder_(std::size_t{64} << 20, FormatOf(*stream_)),
+      on_unknown_protobuf_(std::move(on_unknown_protobuf)) {}
 
 WatchStream::~WatchStream() {
   if (stream_) stream_->Cancel();
@@ -75,6 +117,10 @@ Result<std::optional<WatchEvent>> WatchStream::Next() {
   const auto deliver = [this](Result<WatchEvent> event) -> Result<std::optional<WatchEvent>> {
     if (!event.ok()) {
       done_.store(true);
+      if (decoder_.format() == WatchFormat::kProtobuf && IsUnsupportedMediaType(event.error()) &&
+          on_unknown_protobuf_) {
+        on_unknown_protobuf_();
+      }
       return std::move(event).error();
     }
     WatchEvent& ev = event.value();
@@ -102,11 +148,13 @@ Result<std::optional<WatchEvent>> WatchStream::Next() {
     if (chunk->empty()) {
       eof_ = true;
       if (decoder_.HasPartialLine()) {
-        // Tolerate a last event without its newline; anything else is a truncated stream.
+        // Tolerate a last JSON event without its newline; anything else is a truncated stream.
         const std::size_t buffered = decoder_.Buffered();
-        decoder_.Feed("\n");
-        auto last = decoder_.Next();
-        if (last && last->ok()) return deliver(std::move(*last));
+        if (decoder_.format() == WatchFormat::kJson) {
+          decoder_.Feed("\n");
+          auto last = decoder_.Next();
+          if (last && last->ok()) return deliver(std::move(*last));
+        }
         done_.store(true);
         return MakeTransportError(transport_cause::kConnectionReset,
                                   "watch stream ended in the middle of an event (" + std::to_string(buffered) +

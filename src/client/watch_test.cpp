@@ -1,13 +1,18 @@
 #include <kube/client/fake_transport.hpp>
 #include <kube/client/watch.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <kube/core/protobuf.hpp>
 
 namespace kube::client {
 namespace {
@@ -177,6 +182,127 @@ TEST(WatchStream, StopFromAnotherThreadEndsABlockedNext) {
   EXPECT_FALSE(result->has_value());
   EXPECT_TRUE(script->Canceled());
   watch->Stop();  // idempotent
+}
+
+// ---- Protobuf watches ----
+
+std::string Testdata(const std::string& name) {
+  std::ifstream in(std::string(KUBE_TESTDATA_DIR) + "/protobuf/" + name, std::ios::binary);
+  EXPECT_TRUE(in.good()) << name;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The frames of a `;stream=watch` body.
+std::vector<std::string> Frames(const std::string& body) {
+  std::vector<std::string> frames;
+  for (std::size_t at = 0; at + 4 <= body.size();) {
+    const auto* p = reinterpret_cast<const unsigned char*>(body.data() + at);
+    const std::size_t len = (std::size_t{p[0]} << 24) | (std::size_t{p[1]} << 16) | (std::size_t{p[2]} << 8) | p[3];
+    frames.push_back(body.substr(at + 4, len));
+    at += 4 + len;
+  }
+  return frames;
+}
+
+// The same watch (ADDED, MODIFIED, DELETED of a ConfigMap) read from kube-apiserver v1.32 as
+// protobuf and as JSON: each frame transcodes to the server's JSON line, byte for byte.
+TEST(ProtobufWatch, EachFrameIsTheJsonLineTheServerSent) {
+  const std::vector<std::string> frames = Frames(Testdata("watch_configmaps.pb"));
+  std::istringstream json(Testdata("watch_configmaps.json"));
+  ASSERT_EQ(frames.size(), 3u);
+  for (const std::string& frame : frames) {
+    std::string line;
+    ASSERT_TRUE(std::getline(json, line));
+    auto text = protobuf::WatchEventToJson(frame);
+    ASSERT_TRUE(text.ok()) << text.error().message;
+    EXPECT_EQ(*text, line);
+  }
+}
+
+TEST(ProtobufWatch, TheDecoderSplitsFramesAtEveryByteBoundary) {
+  const std::string body = Testdata("watch_with_bookmark.pb");  // MODIFIED, DELETED, BOOKMARK
+  std::vector<std::size_t> ends{0};
+  for (const std::string& frame : Frames(body)) ends.push_back(ends.back() + 4 + frame.size());
+  ASSERT_EQ(ends.back(), body.size());
+  for (std::size_t cut = 0; cut <= body.size(); ++cut) {
+    WatchDecoder d(std::size_t{64} << 20, WatchFormat::kProtobuf);
+    std::vector<WatchEventType> types;
+    d.Feed(std::string_view(body).substr(0, cut));
+    while (auto ev = d.Next()) {
+      ASSERT_TRUE(ev->ok()) << ev->error().message;
+      types.push_back((*ev)->type);
+    }
+    EXPECT_EQ(d.HasPartialLine(), std::find(ends.begin(), ends.end(), cut) == ends.end()) << cut;
+    d.Feed(std::string_view(body).substr(cut));
+    while (auto ev = d.Next()) {
+      ASSERT_TRUE(ev->ok()) << ev->error().message;
+      types.push_back((*ev)->type);
+    }
+    ASSERT_EQ(types, (std::vector<WatchEventType>{WatchEventType::kModified, WatchEventType::kDeleted,
+                                                  WatchEventType::kBookmark}))
+        << "cut at " << cut;
+    EXPECT_FALSE(d.HasPartialLine());
+  }
+}
+
+TEST(ProtobufWatch, AnOversizedOrMalformedFrameIsAnError) {
+  WatchDecoder small(100, WatchFormat::kProtobuf);
+  small.Feed(std::string("\x00\x00\x01\x00", 4));
+  auto big = small.Next();
+  ASSERT_TRUE(big.has_value());
+  EXPECT_EQ(big->error().code, 413);
+  WatchDecoder d(std::size_t{64} << 20, WatchFormat::kProtobuf);
+  d.Feed(std::string("\x00\x00\x00\x02\x08\x01", 6));  // field 1 (type, a string) as a varint
+  auto bad = d.Next();
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->error().code, 400) << bad->error().message;
+}
+
+// A stream whose Content-Type is kube's protobuf watch is read as frames; a frame with a field
+// this build does not know ends the watch with a 415 and tells the client to use JSON.
+TEST(ProtobufWatch, TheStreamFollowsItsContentTypeAndReportsUnknownFields) {
+  FakeTransport transport;
+  auto script = transport.EnqueueStream(200, {{"Content-Type", "application/vnd.kubernetes.protobuf;stream=watch"}});
+  auto stream = transport.Open(HttpRequest{});
+  ASSERT_TRUE(stream.ok());
+  int refused = 0;
+  WatchStream watch(std::move(stream).value(), [&] { ++refused; });
+  const std::string body = Testdata("watch_configmaps.pb");
+  script->Push(body.substr(0, 100));
+  script->Push(body.substr(100));
+  // A fourth frame: a WatchEvent with an unknown field 9.
+  script->Push(std::string("\x00\x00\x00\x02\x48\x01", 6));
+  std::vector<std::string> types;
+  for (int i = 0; i < 3; ++i) {
+    auto ev = watch.Next();
+    ASSERT_TRUE(ev.ok() && ev->has_value()) << (ev.ok() ? "end" : ev.error().message);
+    EXPECT_EQ((**ev).object->Name(), "w1");
+    EXPECT_EQ((**ev).object->Kind(), "ConfigMap");
+  }
+  auto unknown = watch.Next();
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_TRUE(IsUnsupportedMediaType(unknown.error())) << unknown.error().message;
+  EXPECT_EQ(refused, 1);
+  auto after = watch.Next();
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(after->has_value());
+}
+
+TEST(ProtobufWatch, AStreamEndingInsideAFrameIsAConnectionReset) {
+  FakeTransport transport;
+  auto script = transport.EnqueueStream(200, {{"Content-Type", "application/vnd.kubernetes.protobuf;stream=watch"}});
+  auto stream = transport.Open(HttpRequest{});
+  ASSERT_TRUE(stream.ok());
+  WatchStream watch(std::move(stream).value());
+  const std::string body = Testdata("watch_configmaps.pb");
+  script->Push(body.substr(0, body.size() - 1));
+  script->Close();
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(watch.Next().ok());
+  auto cut = watch.Next();
+  ASSERT_FALSE(cut.ok());
+  EXPECT_THAT(cut.error().message, HasSubstr("in the middle of an event"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -849,6 +850,20 @@ bool KnowsGroupVersion(std::string_view api_version) {
 }
 
 bool KnowsKind(std::string_view api_version, std::string_view kind) { return FindKind(api_version, kind) != nullptr; }
+
+Result<std::string> WatchEventToJson(std::string_view frame, UnknownFields unknown) {
+  static const std::uint16_t kWatchEvent = [] {
+    for (std::size_t i = 0; i < tbl::kMessageCount; ++i) {
+      if (tbl::kMessages[i].name == "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent") return static_cast<std::uint16_t>(i);
+    }
+    std::abort();  // the table is generated with meta/v1; a table without it is a build error
+  }();
+  Transcoder t(unknown);
+  std::string out;
+  out.reserve(frame.size() + frame.size() / 2);
+  KUBE_RETURN_IF_ERROR(t.Value(kWatchEvent, frame, out, 0));
+  return out;
+}
 
 Result<EnvelopeType> PeekType(std::string_view body) {
   auto parts = Transcoder::ReadEnvelope(body);

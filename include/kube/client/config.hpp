@@ -75,13 +75,15 @@ struct Config {
   int max_retries = 10;
   /// User-Agent header; empty = DefaultUserAgent().
   std::string user_agent{};
-  /// LISTs of the built-in kinds (the group-versions of <kube/core/protobuf.hpp>'s table) ask
-  /// for protobuf first (`Accept: application/vnd.kubernetes.protobuf, application/json`), as
-  /// client-go's typed clientset does: kube-apiserver encodes it faster and sends it smaller, and
-  /// the client transcodes it to the JSON the server would have sent. A server that answers JSON
-  /// (custom resources, the embedded server) is read as JSON; a body with a field this build does
-  /// not know is asked for again as JSON, and JSON is used from then on. false = always JSON.
-  bool protobuf_lists = true;
+  /// LISTs and WATCHes of the built-in kinds (the group-versions of <kube/core/protobuf.hpp>'s
+  /// table) ask for protobuf first (`Accept: application/vnd.kubernetes.protobuf,
+  /// application/json`), as client-go's typed clientset does: kube-apiserver encodes it faster
+  /// and sends it smaller, and the client transcodes it to the JSON the server would have sent.
+  /// A server that answers JSON (custom resources, the embedded server) is read as JSON. A list
+  /// with a field this build does not know is asked for again as JSON; a watch event with one
+  /// ends the watch with a 415 (the informer re-watches); JSON is used from then on.
+  /// false = always JSON.
+  bool protobuf = true;
   /// How often `bearer_token_file` is re-read (client-go: 1 minute).
   Clock::Duration token_file_refresh = std::chrono::minutes(1);
   /// The longest an exec plugin may run before it is killed (client-go has no limit; a hung

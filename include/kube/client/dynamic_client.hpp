@@ -112,6 +112,8 @@ class Api final {
                            std::string_view subresource = {}) const;
   std::string_view NamespaceFor(const Object& object) const;
   Result<ObjectPtr> SendForObject(Request request) const;
+  // Whether lists and watches of this resource ask for protobuf first (Config::protobuf).
+  bool AskForProtobuf() const;
 
   std::shared_ptr<RestClient> rest_;
   GroupVersionResource gvr_;

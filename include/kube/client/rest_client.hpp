@@ -119,11 +119,11 @@ class RestClient final {
   Clock& clock() const { return clock_; }
   /// A snapshot of the counters.
   RestClientStats Stats() const;
-  /// Whether a protobuf body with fields this build does not know was seen: then `Api::List`
-  /// asks for JSON only (`Config::protobuf_lists`).
-  bool protobuf_refused() const { return protobuf_refused_.load(std::memory_order_relaxed); }
-  /// Records that: every later list asks for JSON.
-  void RefuseProtobuf() { protobuf_refused_.store(true, std::memory_order_relaxed); }
+  /// Whether a protobuf body with fields this build does not know was seen: then lists and
+  /// watches ask for JSON only (`Config::protobuf`).
+  bool protobuf_refused() const { return protobuf_refused_->load(std::memory_order_relaxed); }
+  /// Records that: every later list and watch asks for JSON.
+  void RefuseProtobuf() { protobuf_refused_->store(true, std::memory_order_relaxed); }
 
   struct PrivateTag {};
   RestClient(PrivateTag, Config config, std::string base_path, Clock& clock,
@@ -137,7 +137,8 @@ class RestClient final {
   Result<Outcome> Execute(const Request& request, std::stop_token stop, bool streaming, BodyConsumer* consumer);
 
   const Config config_;
-  std::atomic<bool> protobuf_refused_{false};
+  // Shared with the watch streams, which may outlive the client.
+  const std::shared_ptr<std::atomic<bool>> protobuf_refused_ = std::make_shared<std::atomic<bool>>(false);
   const std::string base_path_;  // the server URL's path prefix, without trailing '/'
   Clock& clock_;
   std::shared_ptr<Transport> transport_;

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,24 +14,35 @@
 
 namespace kube::client {
 
-/// Splits a watch body into newline-delimited events and decodes them, incrementally: bytes are
-/// fed as they arrive, in chunks of any size, and only the unfinished tail is kept (the stream is
-/// never buffered whole). Events split across chunks and several events per chunk are handled;
-/// blank lines and a `\r` before the `\n` are tolerated.
+/// The encoding of a watch body.
+enum class WatchFormat {
+  kJson,      ///< one JSON event per line (`application/json`)
+  kProtobuf,  ///< length-prefixed protobuf frames (`application/vnd.kubernetes.protobuf;stream=watch`),
+              ///< each transcoded to the JSON event kube-apiserver would have sent
+};
+
+/// Splits a watch body into events and decodes them, incrementally: bytes are fed as they
+/// arrive, in chunks of any size, and only the unfinished tail is kept (the stream is never
+/// buffered whole). Events split across chunks and several events per chunk are handled. JSON:
+/// newline-delimited, blank lines and a `\r` before the `\n` tolerated. Protobuf: frames of a
+/// 4-byte big-endian length and a `meta.v1.WatchEvent` (`<kube/core/protobuf.hpp>`).
 /// **Thread-safety:** none (one reader).
 class WatchDecoder final {
  public:
   /// The longest event line accepted (default 64 MiB); a longer line is a protocol error.
-  explicit WatchDecoder(std::size_t max_line_bytes = std::size_t{64} << 20);
+  explicit WatchDecoder(std::size_t max_line_bytes = std::size_t{64} << 20, WatchFormat format = WatchFormat::kJson);
 
   /// Appends body bytes.
   void Feed(std::string_view bytes);
   /// The next complete event, or nullopt when more bytes are needed.
-  /// **Errors:** BadRequest for a line that is not a watch event (as DecodeWatchEvent), 413
-  /// RequestEntityTooLarge when an unfinished line exceeds the limit.
+  /// **Errors:** BadRequest for a line or frame that is not a watch event (as DecodeWatchEvent or
+  /// protobuf::WatchEventToJson), 415 UnsupportedMediaType for a protobuf field this build does
+  /// not know, 413 RequestEntityTooLarge when an unfinished line or a frame exceeds the limit.
   std::optional<Result<WatchEvent>> Next();
-  /// True when bytes of an unfinished line are buffered (a stream ending now was truncated).
+  /// True when bytes of an unfinished line or frame are buffered (a stream ending now was
+  /// truncated).
   bool HasPartialLine() const;
+  WatchFormat format() const { return format_; }
   /// Bytes currently buffered.
   std::size_t Buffered() const { return buf_.size() - pos_; }
 
@@ -39,17 +51,22 @@ class WatchDecoder final {
   std::size_t pos_ = 0;   // start of the unconsumed bytes
   std::size_t scan_ = 0;  // bytes from pos_ already known to contain no '\n'
   std::size_t max_line_bytes_;
+  WatchFormat format_;
+
+  std::optional<Result<WatchEvent>> NextFrame();
 };
 
-/// An open watch: yields the events of one watch response, decoded line by line from the
-/// chunked body as they arrive.
+/// An open watch: yields the events of one watch response, decoded from the chunked body as they
+/// arrive, in the format its Content-Type names (protobuf frames or JSON lines).
 /// **Thread-safety:** `Next` is called by one consumer thread; `Stop` may be called from any
 /// thread (and makes a blocked `Next` return promptly). **Ownership:** owns the connection;
 /// destroy it only once no other thread can call `Stop`.
 class WatchStream final {
  public:
-  /// Wraps an open response stream (status 2xx).
-  explicit WatchStream(std::unique_ptr<ResponseStream> stream);
+  /// Wraps an open response stream (status 2xx). `on_unknown_protobuf` is called once if a
+  /// protobuf frame holds a field this build does not know (the event is then a 415 error;
+  /// the REST client uses it to watch in JSON from then on).
+  explicit WatchStream(std::unique_ptr<ResponseStream> stream, std::function<void()> on_unknown_protobuf = {});
   ~WatchStream();
   WatchStream(const WatchStream&) = delete;
   WatchStream& operator=(const WatchStream&) = delete;
@@ -73,6 +90,7 @@ class WatchStream final {
  private:
   std::unique_ptr<ResponseStream> stream_;
   WatchDecoder decoder_;
+  std::function<void()> on_unknown_protobuf_;
   std::atomic<bool> stopped_{false};
   std::atomic<bool> done_{false};
   bool eof_ = false;  // the body has ended; drain the decoder, then report the end

@@ -222,7 +222,7 @@ TEST(ProtobufWatch, EachFrameIsTheJsonLineTheServerSent) {
 }
 
 TEST(ProtobufWatch, TheDecoderSplitsFramesAtEveryByteBoundary) {
-  const std::string body = Testdata("watch_with_bookmark.pb");  // MODIFIED, DELETED, BOOKMARK
+  const std::string body = Testdata("watch_configmaps.pb");  // ADDED, MODIFIED, DELETED
   std::vector<std::size_t> ends{0};
   for (const std::string& frame : Frames(body)) ends.push_back(ends.back() + 4 + frame.size());
   ASSERT_EQ(ends.back(), body.size());
@@ -240,8 +240,8 @@ TEST(ProtobufWatch, TheDecoderSplitsFramesAtEveryByteBoundary) {
       ASSERT_TRUE(ev->ok()) << ev->error().message;
       types.push_back((*ev)->type);
     }
-    ASSERT_EQ(types, (std::vector<WatchEventType>{WatchEventType::kModified, WatchEventType::kDeleted,
-                                                  WatchEventType::kBookmark}))
+    ASSERT_EQ(types, (std::vector<WatchEventType>{WatchEventType::kAdded, WatchEventType::kModified,
+                                                  WatchEventType::kDeleted}))
         << "cut at " << cut;
     EXPECT_FALSE(d.HasPartialLine());
   }

@@ -19,12 +19,14 @@
 #include <kube/api/batch/v1.hpp>
 #include <kube/api/codec.hpp>
 #include <kube/api/core/v1.hpp>
+#include <kube/api/object.hpp>
 #include <kube/api/networking/v1.hpp>
 #include <kube/api/quantity.hpp>
 #include <kube/api/rbac/v1.hpp>
 #include <kube/client/dynamic_client.hpp>
 #include <kube/client/rest_client.hpp>
 #include <kube/client/typed_api.hpp>
+#include <kube/client/watch.hpp>
 
 #include "support/real_apiserver.hpp"
 
@@ -521,6 +523,58 @@ TEST_F(RealApiServerRoundTrip, QuantityTextsGoKeepsAreWrittenCanonical) {
   const json::value before_cmp = WithoutUpdateFields(expected);
   const json::value after_cmp = WithoutUpdateFields(after);
   EXPECT_EQ(before_cmp, after_cmp) << DiffText(before_cmp, after_cmp);
+}
+
+// A list and a watch of ConfigMaps read in protobuf (the default) and in JSON from the same
+// server give the same objects.
+TEST_F(RealApiServerRoundTrip, ProtobufListsAndWatchesGiveTheObjectsOfJson) {
+  const std::string ns = "rt-protobuf";
+  CreateNamespace(ns);
+  Config json_config = server_->config();
+  json_config.protobuf = false;
+  auto json_client = DynamicClient::Create(json_config);
+  ASSERT_TRUE(json_client.ok()) << json_client.error().message;
+  TypedApi<corev1::ConfigMap> pb(*client_, ns);
+  TypedApi<corev1::ConfigMap> js(*json_client, ns);
+  corev1::ConfigMap cm;
+  cm.metadata.name = "pb";
+  cm.metadata.labels["app"] = "x";
+  cm.data = {{"a", "<b>&"}};
+  cm.binaryData = {{"bin", std::string("\x00\xff", 2)}};
+  auto created = pb.Create(cm);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+
+  auto pb_list = pb.List();
+  auto js_list = js.List();
+  ASSERT_TRUE(pb_list.ok() && js_list.ok());
+  ASSERT_EQ(pb_list->items.size(), 1u);
+  EXPECT_TRUE(pb_list->items == js_list->items);
+  EXPECT_EQ(pb_list->metadata.resourceVersion, js_list->metadata.resourceVersion);
+
+  const ListOptions from{.resource_version = pb_list->metadata.resourceVersion};
+  auto pb_watch = pb.dynamic().Watch(from);
+  auto js_watch = js.dynamic().Watch(from);
+  ASSERT_TRUE(pb_watch.ok() && js_watch.ok());
+  EXPECT_EQ((*pb_watch)->format(), WatchFormat::kProtobuf);
+  EXPECT_EQ((*js_watch)->format(), WatchFormat::kJson);
+  corev1::ConfigMap changed = *created;
+  changed.data["a"] = "c";
+  ASSERT_TRUE(pb.Update(changed).ok());
+  ASSERT_TRUE(pb.Delete("pb").ok());
+  for (const WatchEventType type : {WatchEventType::kModified, WatchEventType::kDeleted}) {
+    auto a = (*pb_watch)->Next();
+    auto b = (*js_watch)->Next();
+    ASSERT_TRUE(a.ok() && b.ok() && a->has_value() && b->has_value());
+    EXPECT_EQ((**a).type, type);
+    EXPECT_EQ((**b).type, type);
+    auto av = api::FromObject<corev1::ConfigMap>(*(**a).object);
+    auto bv = api::FromObject<corev1::ConfigMap>(*(**b).object);
+    ASSERT_TRUE(av.ok() && bv.ok());
+    EXPECT_TRUE(*av == *bv);
+    EXPECT_EQ(av->data.at("a"), "c");
+  }
+  (*pb_watch)->Stop();
+  (*js_watch)->Stop();
 }
 
 }  // namespace

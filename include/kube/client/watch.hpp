@@ -86,6 +86,8 @@ class WatchStream final {
   bool Done() const { return done_.load(); }
   /// Events returned so far.
   std::size_t EventCount() const { return events_; }
+  /// The body's encoding, from its Content-Type.
+  WatchFormat format() const { return decoder_.format(); }
 
  private:
   std::unique_ptr<ResponseStream> stream_;

@@ -225,6 +225,28 @@ Result<void> AppendDouble(double f, std::string& out) {
   return Ok();
 }
 
+// The field numbers (1 to this) of the small messages read whole by ReadSmall.
+constexpr std::uint64_t SmallFieldCount(Special special) {
+  switch (special) {
+    case Special::kTime:
+    case Special::kMicroTime:      // seconds, nanos
+    case Special::kSchemaOrBool:   // allows, schema
+    case Special::kSchemaOrArray:  // schema, JSONSchemas
+    case Special::kSchemaOrStringArray:  // schema, property
+      return 2;
+    case Special::kIntOrString:  // type, intVal, strVal
+      return 3;
+    case Special::kQuantity:      // string
+    case Special::kRawJson:       // raw
+    case Special::kRawExtension:  // raw
+    case Special::kStringArray:   // items
+      return 1;
+    case Special::kNone:
+      return 0;
+  }
+  return 0;
+}
+
 class Transcoder {
  public:
   explicit Transcoder(UnknownFields unknown = UnknownFields::kRefuse) : drop_unknown_(unknown == UnknownFields::kDrop) {}
@@ -593,7 +615,7 @@ class Transcoder {
       if (!tag) return std::move(tag).error();
       const std::uint64_t num = *tag >> 3;
       const int wire = static_cast<int>(*tag & 7);
-      if (num < 1 || num > 3) {
+      if (num < 1 || num > SmallFieldCount(tbl::kMessages[m].special)) {
         if (!drop_unknown_) {
           return Unknown("protobuf field " + std::to_string(num) + " of " + std::string(tbl::kMessages[m].name) +
                          " is not known");

@@ -211,6 +211,21 @@ TEST(ProtobufDecode, UnknownFieldsCanBeDropped) {
   EXPECT_EQ(PeekType("k8s").error().code, 400);
 }
 
+// The small messages read whole (Time, Quantity, IntOrString, ...) know their own fields only:
+// Time has seconds and nanos, so a field 3 is unknown.
+TEST(ProtobufDecode, AnUnknownFieldOfASmallMessageIsRefusedOrDropped) {
+  Msg meta = Meta("cm");
+  meta.Sub(9, Msg().Varint(1, 1764460800).Varint(3, 1));  // deletionTimestamp with a field 3
+  const std::string body = Envelope("v1", "ConfigMap", Msg().Sub(1, meta));
+  auto refused = ToJson(body);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, 415);
+  EXPECT_EQ(refused.error().message, "protobuf field 3 of k8s.io.apimachinery.pkg.apis.meta.v1.Time is not known");
+  auto dropped = ToJson(body, UnknownFields::kDrop);
+  ASSERT_TRUE(dropped.ok()) << dropped.error().message;
+  EXPECT_EQ(bj::parse(*dropped).at_pointer("/metadata/deletionTimestamp"), "2025-11-30T00:00:00Z");
+}
+
 TEST(ProtobufDecode, UnknownKindIs415) {
   auto v = DecodeProtobufObject(Envelope("batch/v1", "Gadget", Msg().Sub(1, Meta("j"))));
   ASSERT_FALSE(v.ok());

@@ -414,9 +414,17 @@ TEST_F(CrudTest, ATerminatingNamespaceRefusesNewContentAndIsFinalizedThroughFina
   EXPECT_EQ(refused.status, 403);
   EXPECT_EQ(refused.body,
             R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"new\" is forbidden: unable to create new content in namespace held because it is being terminated","reason":"Forbidden","details":{"name":"new","kind":"configmaps","causes":[{"reason":"NamespaceTerminating","message":"namespace held is being terminated","field":"metadata.namespace"}]},"code":403})");
-  auto pinned = client().Get("/api/v1/namespaces/held/configmaps/pinned");
-  ASSERT_EQ(pinned.status, 200);
-  EXPECT_NE(Str(pinned.Json(), {"metadata", "deletionTimestamp"}), "");
+  // The namespace controller deletes the content asynchronously, as kube-apiserver's does: wait
+  // (bounded) until it has marked the pinned object.
+  std::string pinned_deletion;
+  const auto pinned_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  do {
+    auto pinned = client().Get("/api/v1/namespaces/held/configmaps/pinned");
+    ASSERT_EQ(pinned.status, 200);
+    pinned_deletion = Str(pinned.Json(), {"metadata", "deletionTimestamp"});
+    if (pinned_deletion.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // real server
+  } while (pinned_deletion.empty() && std::chrono::steady_clock::now() < pinned_deadline);
+  EXPECT_NE(pinned_deletion, "");
   // A status update of the Terminating namespace does not delete it (spec.finalizers remain).
   auto status = client().Patch("/api/v1/namespaces/held/status", R"({"status":{"conditions":[]}})", "application/merge-patch+json");
   EXPECT_EQ(status.status, 200) << status.body;

@@ -12,17 +12,11 @@
 namespace kube::client {
 namespace {
 
-/// The media type of a Content-Type value, lower-cased, without parameters.
-std::string MediaType(std::string_view content_type) {
-  const auto semi = content_type.find(';');
-  return internal::ToLower(internal::TrimSpace(content_type.substr(0, semi)));
-}
-
 /// A 2xx body must be JSON for us to decode it (client-go decodes by Content-Type too).
 Result<void> CheckJson(const HttpResponse& r, const Request& req) {
   const auto ct = FindHeader(r.headers, "Content-Type");
   if (!ct) return Ok();  // servers that omit it send JSON in practice
-  const std::string mt = MediaType(*ct);
+  const std::string mt = internal::MediaType(*ct);
   if (mt == "application/json" || mt.empty()) return Ok();
   return InternalError("the server responded to " + req.method + " " + req.path + " with content type " +
                        internal::Quote(*ct) + ", which cannot be decoded (expected application/json)");
@@ -34,7 +28,7 @@ Error DecodeError(const Request& req, const Error& e) {
 
 bool IsProtobuf(const HttpResponse& r) {
   const auto ct = FindHeader(r.headers, "Content-Type");
-  return ct && MediaType(*ct) == protobuf::kMediaType;
+  return ct && internal::MediaType(*ct) == protobuf::kMediaType;
 }
 
 // Parses a list body as it arrives and hands each item to `on_item` (may be empty). A protobuf

@@ -1,12 +1,13 @@
 #include <kube/client/watch.hpp>
 
-#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
 #include <kube/core/protobuf.hpp>
 #include <kube/core/status.hpp>
+
+#include "client/internal/util.hpp"
 
 namespace kube::client {
 
@@ -89,12 +90,7 @@ namespace {
 // `application/vnd.kubernetes.protobuf;stream=watch`, JSON lines otherwise.
 WatchFormat FormatOf(const ResponseStream& stream) {
   const auto type = FindHeader(stream.headers(), "content-type");
-  if (!type) return WatchFormat::kJson;
-  std::string media;
-  for (const char c : type->substr(0, type->find(';'))) {
-    if (c != ' ' && c != '\t') media.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
-  return media == protobuf::kMediaType ? WatchFormat::kProtobuf : WatchFormat::kJson;
+  return type && internal::MediaType(*type) == protobuf::kMediaType ? WatchFormat::kProtobuf : WatchFormat::kJson;
 }
 }  // namespace
 

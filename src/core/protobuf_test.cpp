@@ -88,21 +88,23 @@ INSTANTIATE_TEST_SUITE_P(KubeApiserver132, FixtureTest,
 namespace kube::protobuf {
 namespace {
 
+// A protobuf varint (also a length prefix).
+std::string Varint(std::uint64_t n) {
+  std::string s;
+  while (n >= 0x80) {
+    s.push_back(static_cast<char>((n & 0x7f) | 0x80));
+    n >>= 7;
+  }
+  s.push_back(static_cast<char>(n));
+  return s;
+}
+
 // A ConfigMap envelope around `raw` (the ConfigMap message's bytes).
 std::string ConfigMapBody(std::string_view raw, std::string_view kind = "ConfigMap") {
-  auto len = [](std::size_t n) {
-    std::string s;
-    while (n >= 0x80) {
-      s.push_back(static_cast<char>((n & 0x7f) | 0x80));
-      n >>= 7;
-    }
-    s.push_back(static_cast<char>(n));
-    return s;
-  };
-  std::string type_meta = std::string("\x0a\x02v1", 4) + "\x12" + len(kind.size()) + std::string(kind);
+  std::string type_meta = std::string("\x0a\x02v1", 4) + "\x12" + Varint(kind.size()) + std::string(kind);
   std::string body("k8s\0", 4);
-  body += "\x0a" + len(type_meta.size()) + type_meta;
-  body += "\x12" + len(raw.size()) + std::string(raw);
+  body += "\x0a" + Varint(type_meta.size()) + type_meta;
+  body += "\x12" + Varint(raw.size()) + std::string(raw);
   return body;
 }
 
@@ -132,25 +134,16 @@ TEST(ProtobufErrors, MalformedBodiesAre400AndNeverCrash) {
 // A time beyond what Clock::WallTime holds (here 9999-12-31T23:59:59Z) is refused, as ParseTime
 // refuses its JSON form, never overflowing.
 TEST(ProtobufErrors, ATimeOutsideTheClocksRangeIs400) {
-  auto varint = [](std::uint64_t n) {
-    std::string s;
-    while (n >= 0x80) {
-      s.push_back(static_cast<char>((n & 0x7f) | 0x80));
-      n >>= 7;
-    }
-    s.push_back(static_cast<char>(n));
-    return s;
-  };
   for (std::int64_t seconds : {std::int64_t{253402300799}, std::int64_t{-62135596800}}) {
-    const std::string time = "\x08" + varint(static_cast<std::uint64_t>(seconds));  // Time.seconds
-    const std::string meta = "\x42" + varint(time.size()) + time;  // creationTimestamp
-    auto r = ToJson(ConfigMapBody("\x0a" + varint(meta.size()) + meta));  // ConfigMap.metadata
+    const std::string time = "\x08" + Varint(static_cast<std::uint64_t>(seconds));  // Time.seconds
+    const std::string meta = "\x42" + Varint(time.size()) + time;  // creationTimestamp
+    auto r = ToJson(ConfigMapBody("\x0a" + Varint(meta.size()) + meta));  // ConfigMap.metadata
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().message, "malformed protobuf: a time out of range");
   }
-  const std::string time = "\x08" + varint(1767225600);  // 2026-01-01T00:00:00Z
-  const std::string meta = "\x42" + varint(time.size()) + time;
-  auto ok = ToJson(ConfigMapBody("\x0a" + varint(meta.size()) + meta));
+  const std::string time = "\x08" + Varint(1767225600);  // 2026-01-01T00:00:00Z
+  const std::string meta = "\x42" + Varint(time.size()) + time;
+  auto ok = ToJson(ConfigMapBody("\x0a" + Varint(meta.size()) + meta));
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   EXPECT_NE(ok->find("\"creationTimestamp\":\"2026-01-01T00:00:00Z\""), std::string::npos) << *ok;
 }
@@ -194,30 +187,19 @@ TEST(ProtobufErrors, AnEnvelopeWithItsTypeAfterTheObjectOrTwoObjectsIs400) {
 }
 
 TEST(ProtobufErrors, DeepNestingIsRefused) {
-  // JSONSchemaProps.not (field 32?) nests without bound; build 150 levels through a message that
-  // refers to itself: LabelSelector cannot, so use a RawExtension-free path: ownerReferences are
-  // flat. A chain of nested envelopes in ControllerRevision.data (a RawExtension) does nest.
-  std::string raw;  // ControllerRevision: data = 2 (RawExtension {raw = 1})
-  auto len = [](std::size_t n) {
-    std::string s;
-    while (n >= 0x80) {
-      s.push_back(static_cast<char>((n & 0x7f) | 0x80));
-      n >>= 7;
-    }
-    s.push_back(static_cast<char>(n));
-    return s;
-  };
+  // 150 envelopes, each nested in the one around it through ControllerRevision.data (field 2, a
+  // RawExtension whose raw, field 1, is itself an envelope).
   auto envelope = [&](std::string_view inner) {
     const std::string type_meta = std::string("\x0a\x07" "apps/v1" "\x12\x12" "ControllerRevision");
     std::string body("k8s\0", 4);
-    body += "\x0a" + len(type_meta.size()) + type_meta;
-    body += "\x12" + len(inner.size()) + std::string(inner);
+    body += "\x0a" + Varint(type_meta.size()) + type_meta;
+    body += "\x12" + Varint(inner.size()) + std::string(inner);
     return body;
   };
   std::string body = envelope("");
   for (int i = 0; i < 150; ++i) {
-    const std::string ext = "\x0a" + len(body.size()) + body;  // RawExtension.raw
-    body = envelope("\x12" + len(ext.size()) + ext);              // ControllerRevision.data
+    const std::string ext = "\x0a" + Varint(body.size()) + body;  // RawExtension.raw
+    body = envelope("\x12" + Varint(ext.size()) + ext);              // ControllerRevision.data
   }
   auto r = ToJson(body);
   ASSERT_FALSE(r.ok());

@@ -59,13 +59,11 @@ enum class UnknownFields {
 /// `protobuf field 41 of k8s.io.api.core.v1.PodSpec is not known`).
 Result<std::string> ToJson(std::string_view body, UnknownFields unknown = UnknownFields::kRefuse);
 
-/// The Content-Type of a watch in protobuf: the body is a sequence of frames, each a 4-byte
-/// big-endian length and that many bytes of a `meta.v1.WatchEvent` message (no envelope; its
-/// object is an envelope inside a RawExtension).
-inline constexpr std::string_view kWatchStreamMediaType = "application/vnd.kubernetes.protobuf;stream=watch";
-
-/// Transcodes one watch frame (without its length prefix) to the JSON line kube-apiserver sends
-/// for the same event: `{"type":"MODIFIED","object":{...}}`. **Errors:** as ToJson.
+/// Transcodes one frame of a protobuf watch (Content-Type `application/vnd.kubernetes.protobuf;
+/// stream=watch`: a sequence of frames, each a 4-byte big-endian length and that many bytes of a
+/// `meta.v1.WatchEvent` without envelope, whose object is an envelope inside a RawExtension),
+/// without its length prefix, to the JSON line kube-apiserver sends for the same event:
+/// `{"type":"MODIFIED","object":{...}}`. **Errors:** as ToJson.
 Result<std::string> WatchEventToJson(std::string_view frame, UnknownFields unknown = UnknownFields::kRefuse);
 
 /// The apiVersion and kind an envelope declares (views into `body`), without reading its object.

@@ -47,6 +47,10 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::string MediaType(std::string_view content_type) {
+  return ToLower(TrimSpace(content_type.substr(0, content_type.find(';'))));
+}
+
 std::string ToLower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {

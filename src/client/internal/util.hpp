@@ -23,6 +23,8 @@ std::string_view TrimSpace(std::string_view s);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 /// ASCII lower-case copy.
 std::string ToLower(std::string_view s);
+/// The media type of a Content-Type value, lower-cased, without parameters or spaces.
+std::string MediaType(std::string_view content_type);
 /// Go's `%q` of a string (double quotes, backslash escapes).
 std::string Quote(std::string_view s);
 /// Go's aggregate error text: one message bare, several as `[a, b]`.

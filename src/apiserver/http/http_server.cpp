@@ -723,6 +723,13 @@ void Connection::CloseGracefully() {
   EnterPhase(Phase::kClosing);
   SetDeadline(kLingerTimeout);
   if (stream_.tls()) {
+    // A client that sends its whole body before reading (a refused oversized request) must get
+    // to the end of it, or closing with unread records resets the connection over our answer:
+    // read and drop what it still sends, until it closes or the linger deadline, then say
+    // close_notify.
+    error_code ec;
+    std::array<char, 16384> discard{};
+    for (std::size_t n = 0; !ec && n < kLingerMaxBytes;) n += stream_.read_some(net::buffer(discard), ec);
     stream_.TlsShutdown();
   } else {
     error_code ec;

@@ -802,6 +802,26 @@ TEST_F(HttpServerTls, StreamOverTlsDeliversEachChunk) {
   EXPECT_EQ(res.body(), "one\n" + std::string(40000, 'x') + "three\n");
 }
 
+TEST_F(HttpServerTls, ClientThatSendsAWholeOversizedBodyBeforeReadingGets413) {
+  auto server = StartServer(Echo, {.tls = TlsOptions{.cert_file = pki_.cert_file, .key_file = pki_.key_file},
+                                   .bearer_token = "tok",
+                                   .max_body_bytes = 1024});
+  auto ctx = ClientContext();
+  TlsClient client(ctx, server->port(), "localhost");
+  client.stream.handshake(ssl::stream_base::client);
+  // 2 MiB: more than the socket buffers hold, so the write completes only if the server reads on.
+  auto req = Client::Request(http::verb::post, "/x", std::string(2U << 20U, 'x'), "tok");
+  req.prepare_payload();
+  error_code ec;
+  http::write(client.stream, req, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  http::response<http::string_body> res;
+  http::read(client.stream, client.buffer, res, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  ExpectStatus(res, 413, "RequestEntityTooLarge");
+  EXPECT_FALSE(res.keep_alive());
+}
+
 TEST_F(HttpServerTls, HandshakeFailsForAWrongHostName) {
   auto server = StartTls(Echo);
   auto ctx = ClientContext();

@@ -129,7 +129,8 @@ Result<std::string> UnescapeFieldValue(std::string_view escaped) {
       ++i;
     } else if (c == ',' || c == '=') {
       return BadRequest(
-          fmt::format("invalid field selector: unescaped character in value: '{}'", c));
+          // Go prints the rune with %v: its code point.
+          fmt::format("invalid field selector: unescaped character in value: {}", static_cast<int>(c)));
     } else {
       out += c;
     }
@@ -168,7 +169,7 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view selector) {
     }
     auto value = UnescapeFieldValue(split->rhs);
     if (!value.ok()) {
-      return BadRequest(fmt::format("{} (in term '{}')", value.error().message, Echo(term)));
+      return std::move(value).error();
     }
     // apimachinery's identity transform drops a term whose field and value are both empty.
     if (split->lhs.empty() && value->empty()) continue;

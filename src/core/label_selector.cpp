@@ -357,18 +357,15 @@ class Parser {
   }
 
   static Error Found(const Token& t, std::string_view expected, bool in_requirement) {
-    return BadRequest(fmt::format("{}found '{}', expected: {} (position {})",
-                                  in_requirement ? "unable to parse requirement: " : "",
-                                  Echo(t.text), expected, t.pos));
+    return BadRequest(fmt::format("{}found '{}', expected: {}", in_requirement ? "unable to parse requirement: " : "",
+                                  Echo(t.text), expected));
   }
 
-  static Error Invalid(std::string_view message, std::size_t pos) {
-    return BadRequest(
-        fmt::format("unable to parse requirement: {} (position {})", message, pos));
+  static Error Invalid(std::string_view message) {
+    return BadRequest(fmt::format("unable to parse requirement: {}", message));
   }
 
   Result<Requirement> ParseRequirement() {
-    const std::size_t start = Peek().pos;
     std::optional<SelectorOperator> op;
     Token key_token = Next();
     if (key_token.tok == Tok::kNot) {
@@ -378,27 +375,27 @@ class Parser {
     if (Kind(key_token, Context::kValues) != Tok::kIdentifier) {
       return Found(key_token, "identifier", /*in_requirement=*/true);
     }
-    if (auto e = KeyError(key_token.text)) return Invalid(*e, key_token.pos);
+    if (auto e = KeyError(key_token.text)) return Invalid(*e);
     std::string key(key_token.text);
 
     const Tok following = Kind(Peek(), Context::kValues);
     if (following == Tok::kEnd || following == Tok::kComma) {
       if (!op) op = SelectorOperator::kExists;
     }
-    if (op) return Make(std::move(key), *op, {}, start);
+    if (op) return Make(std::move(key), *op, {});
 
     const Token& op_token = Next();
     op = OperatorToken(Kind(op_token, Context::kKeyAndOperator));
     if (!op) return Found(op_token, "in, notin, =, ==, !=, gt, lt", /*in_requirement=*/true);
     auto values = IsSetOperator(*op) ? ParseValueSet() : ParseExactValue();
     if (!values.ok()) return std::move(values).error();
-    return Make(std::move(key), *op, std::move(*values), start);
+    return Make(std::move(key), *op, std::move(*values));
   }
 
   static Result<Requirement> Make(std::string key, SelectorOperator op,
-                                  std::vector<std::string> values, std::size_t pos) {
+                                  std::vector<std::string> values) {
     auto r = Requirement::Create(std::move(key), op, std::move(values));
-    if (!r.ok()) return Invalid(r.error().message, pos);
+    if (!r.ok()) return Invalid(r.error().message);
     return r;
   }
 

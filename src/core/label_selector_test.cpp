@@ -212,17 +212,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- error positions ----------------------------------------------------------------------------
 
-TEST(LabelSelector, SyntaxErrorNamesTokenAndByteOffset) {
-  EXPECT_EQ(ParseError("x=a b"), "found 'b', expected: ',' or 'end of string' (position 4)");
-  EXPECT_EQ(ParseError("a=b,c in d"),
-            "unable to parse requirement: found 'd', expected: '(' (position 9)");
-  EXPECT_EQ(ParseError("a in (x"),
-            "unable to parse requirement: found '', expected: ',' or ')' (position 7)");
-}
-
-TEST(LabelSelector, ValidationErrorNamesTheRequirementPosition) {
-  EXPECT_THAT(ParseError("a=b, Bad@Key=c"), HasSubstr("(position 5)"));
-  EXPECT_THAT(ParseError("a=b,c=d e"), HasSubstr("(position 8)"));
+TEST(LabelSelector, SyntaxErrorNamesTheTokenAsApimachineryDoes) {
+  EXPECT_EQ(ParseError("x=a b"), "found 'b', expected: ',' or 'end of string'");
+  EXPECT_EQ(ParseError("a=b,c in d"), "unable to parse requirement: found 'd', expected: '('");
+  EXPECT_EQ(ParseError("a in (x"), "unable to parse requirement: found '', expected: ',' or ')'");
 }
 
 TEST(LabelSelector, KeyErrorCarriesTheFullApimachineryMessage) {
@@ -230,7 +223,7 @@ TEST(LabelSelector, KeyErrorCarriesTheFullApimachineryMessage) {
             "unable to parse requirement: key: Invalid value: \"a@b\": name part must consist of "
             "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
             "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') (position 0)");
+            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
 }
 
 TEST(LabelSelector, ValueErrorCarriesTheFullApimachineryMessage) {
@@ -238,8 +231,7 @@ TEST(LabelSelector, ValueErrorCarriesTheFullApimachineryMessage) {
             "unable to parse requirement: values[0][k]: Invalid value: \"a@b\": a valid label must "
             "be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
             "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
-            "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?') "
-            "(position 0)");
+            "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
 }
 
 TEST(LabelSelector, ErrorMessagesEscapeNonPrintableBytesAndStayBounded) {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <kube/core/gvk.hpp>
+#include <kube/core/json.hpp>
 #include <kube/core/status.hpp>
 
 namespace kube {
@@ -135,12 +136,10 @@ class QueryParams {
     // from_chars would accept a second sign after a stripped '+'; reject "+-1" explicitly.
     const bool bad_sign = digits.size() != v->size() && !digits.empty() && digits.front() == '-';
     if (digits.empty() || ec == std::errc::invalid_argument || ptr != end || bad_sign) {
-      return BadRequest(fmt::format(
-          "invalid value for query parameter \"{}\": \"{}\" is not a base-10 integer", key, *v));
+      return BadRequest(fmt::format("strconv.ParseInt: parsing {}: invalid syntax", QuoteJson(*v)));
     }
     if (ec == std::errc::result_out_of_range) {
-      return BadRequest(fmt::format(
-          "invalid value for query parameter \"{}\": \"{}\" is out of the int64 range", key, *v));
+      return BadRequest(fmt::format("strconv.ParseInt: parsing {}: value out of range", QuoteJson(*v)));
     }
     return std::optional<std::int64_t>(n);
   }

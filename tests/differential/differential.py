@@ -203,7 +203,7 @@ def first_difference(a, b, path=""):
     if type(a) is not type(b):
         return "%s: %s vs %s" % (path or "(root)", short(a), short(b))
     if isinstance(a, dict):
-        for k in sorted(set(a) | set(b)):
+        for k in sorted(set(a) | set(b), key=lambda k: (k != "code", k)):  # the status code first
             if k not in a or k not in b:
                 return "%s.%s: %s vs %s" % (path, k, short(a.get(k, "<absent>")), short(b.get(k, "<absent>")))
             d = first_difference(a[k], b[k], path + "." + k)

@@ -40,11 +40,16 @@ class Handler final {
     auto path = ParseRequestPath(req.path);
     if (!path) return RespondNotFoundPage(w);
     ResourcePtr info = env_.registry.Find(path->group, path->version, path->resource);
-    if (info == nullptr) return RespondNotFoundPage(w);
+    if (info == nullptr) {
+      // A served group-version answers for its unknown resources with a Status (go-restful's
+      // route miss inside the group-version's web service); anything else is not a route at all.
+      return ServesGroupVersion(path->group, path->version) ? RespondError(w, NewNoResource())
+                                                             : RespondNotFoundPage(w);
+    }
     if (!info->namespaced && path->has_namespace) return RespondNotFoundPage(w);
     if (info->namespaced && !path->has_namespace && !path->name.empty()) return RespondNotFoundPage(w);
     auto sub = ParseSubresource(*info, path->subresource);
-    if (!sub) return RespondNotFoundPage(w);
+    if (!sub) return RespondError(w, NewNoResource());
     if (path->legacy_watch && (req.method != "GET" || *sub != Subresource::kNone)) {
       return RespondNotFoundPage(w);
     }
@@ -53,8 +58,25 @@ class Handler final {
   }
 
  private:
-  void NotAllowed(Request& r, std::string_view action) const {
-    RespondError(r.w, NewMethodNotSupported(r.Gr(), action));
+  bool ServesGroupVersion(std::string_view group, std::string_view version) const {
+    for (const auto& info : env_.registry.All()) {
+      if (info->group == group && info->version == version) return true;
+    }
+    return false;
+  }
+
+  // What go-restful answers for a route miss: a Status with empty details.
+  static Error NewNoResource() {
+    Error e = MakeError(404, reason::kNotFound, "the server could not find the requested resource");
+    e.details = StatusDetails{};
+    return e;
+  }
+  // A method the resource has no route for (a verb it does not serve, a write to a collection
+  // that takes none): go-restful's 405.
+  static void NotAllowed(Request& r, std::string_view /*action*/) {
+    Error e = MakeError(405, reason::kMethodNotAllowed, "the server does not allow this method on the requested resource");
+    e.details = StatusDetails{};
+    RespondError(r.w, e);
   }
 
   void Dispatch(Request& r) const {

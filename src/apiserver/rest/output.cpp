@@ -1,5 +1,9 @@
 #include "apiserver/rest/output.hpp"
 
+#include <optional>
+
+#include <boost/json.hpp>
+
 #include <kube/core/json.hpp>
 #include <kube/core/object.hpp>
 #include <kube/core/status.hpp>
@@ -7,6 +11,7 @@
 #include "apiserver/rest/codec.hpp"
 
 namespace kube::apiserver::rest {
+namespace json = boost::json;
 namespace {
 
 constexpr std::string_view kJson = "application/json";
@@ -100,6 +105,42 @@ std::vector<std::pair<std::string, std::string>> WarningHeaders(const std::vecto
   return headers;
 }
 
+namespace {
+
+// Appends `served` as an item of a list: kube's typed lists carry no kind and apiVersion on their
+// items. Stored values begin with both (see StampedJson), so this drops a prefix.
+void AppendListItem(std::string& out, std::string_view served) {
+  auto skip_member = [&](std::string_view at, std::string_view name) -> std::optional<std::string_view> {
+    const std::string open = "\"" + std::string(name) + "\":\"";
+    if (!at.starts_with(open)) return std::nullopt;
+    const auto close = at.find('"', open.size());
+    if (close == std::string_view::npos || at.substr(open.size(), close - open.size()).find('\\') !=
+                                               std::string_view::npos) {
+      return std::nullopt;
+    }
+    return at.substr(close + 1);
+  };
+  if (served.starts_with('{')) {
+    auto rest = skip_member(served.substr(1), "kind");
+    if (rest && rest->starts_with(',')) rest = skip_member(rest->substr(1), "apiVersion");
+    if (rest && (rest->starts_with(',') || rest->starts_with('}'))) {
+      out.push_back('{');
+      out.append(rest->starts_with(',') ? rest->substr(1) : *rest);
+      return;
+    }
+  }
+  auto obj = ParseStored(served);
+  if (!obj.ok()) {
+    out.append(served);
+    return;
+  }
+  obj->erase("kind");
+  obj->erase("apiVersion");
+  out += json::serialize(*obj);
+}
+
+}  // namespace
+
 void RespondList(const Env& env, const Request& r, const OutputFormat& f, const ListPage& page) {
   const ResourceInfo& info = *r.info;
   if (f.kind != OutputKind::kObject) {
@@ -136,9 +177,9 @@ void RespondList(const Env& env, const Request& r, const OutputFormat& f, const 
       if (!first) body.push_back(',');
       first = false;
       if (convert) {
-        body += ServedJson(info, *kv.value);
+        AppendListItem(body, ServedJson(info, *kv.value));
       } else {
-        body += *kv.value;
+        AppendListItem(body, *kv.value);
       }
     }
     body += "]}";
@@ -153,9 +194,9 @@ void RespondList(const Env& env, const Request& r, const OutputFormat& f, const 
     if (!first) buf.push_back(',');
     first = false;
     if (convert) {
-      buf += ServedJson(info, *kv.value);
+      AppendListItem(buf, ServedJson(info, *kv.value));
     } else {
-      buf += *kv.value;
+      AppendListItem(buf, *kv.value);
     }
     if (buf.size() >= chunk) {
       if (!r.w.Write(buf)) return;

@@ -33,14 +33,6 @@ const std::vector<std::string>& AcceptedPatchTypes() {
   return k;
 }
 
-// Built-in resources, in kube-apiserver's order.
-const std::vector<std::string>& BuiltinPatchTypes() {
-  static const std::vector<std::string> k = {
-      std::string(ContentType(PatchType::kJson)), std::string(ContentType(PatchType::kMerge)),
-      std::string(ContentType(PatchType::kStrategicMerge)), std::string(ContentType(PatchType::kApply))};
-  return k;
-}
-
 // Applies the decoded patch to `target`; `schema` (nullable) carries the merge keys and strategies
 // strategic merge patch needs. JSON Patch failures are kube's generic 422 ("the server rejected
 // our request...") with the patch error as its cause.
@@ -68,8 +60,11 @@ void HandlePatch(const Env& env, Request& r) {
   if (!opts.ok()) return RespondError(r.w, opts.error());
   auto type = PatchTypeFromContentType(r.http.Header("content-type").value_or(""));
   if (!type) {
-    return RespondError(r.w, NewUnsupportedMediaType(IsCustomResource(*r.info) ? AcceptedPatchTypes()
-                                                                               : BuiltinPatchTypes()));
+    if (IsCustomResource(*r.info)) return RespondError(r.w, NewUnsupportedMediaType(AcceptedPatchTypes()));
+    // A built-in's PATCH route consumes only the patch types: go-restful's bare 415.
+    Error e = MakeError(415, reason::kUnsupportedMediaType, "415: Unsupported Media Type");
+    e.details = StatusDetails{};
+    return RespondError(r.w, e);
   }
   if (*type == PatchType::kApply) return HandleApply(env, r, *opts);  // apply.cpp
   // Custom resources have no patch metadata: kube's CR handler does not accept strategic merge

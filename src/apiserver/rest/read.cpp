@@ -19,8 +19,9 @@ namespace kube::apiserver::rest {
 Result<Revision> ParseRequestRevision(std::string_view rv) {
   if (rv.empty() || rv == "0") return Revision{0};
   if (auto parsed = ParseRevision(rv)) return *parsed;
-  return NewBadRequest("resourceVersion: Invalid value: " + QuoteJson(rv) +
-                       ": strconv.ParseUint: parsing " + QuoteJson(rv) + ": invalid syntax");
+  // kube-apiserver's storage fails to parse it: a 500 without a reason.
+  return MakeError(500, "", "resourceVersion: Invalid value: " + QuoteJson(rv) + ": strconv.ParseUint: parsing " +
+                                QuoteJson(rv) + ": invalid syntax");
 }
 
 Result<void> CheckNotOlderThan(Storage& storage, Revision rv) {
@@ -138,7 +139,8 @@ void HandleList(const Env& env, Request& r, const ListOptions& opts) {
   if (!plan.ok()) return RespondError(r.w, plan.error());
   // kube-apiserver answers resourceVersion=0 from its watch cache, which does not paginate: the
   // limit is ignored and the whole list comes back without a continue token.
-  const int64_t limit = opts.continue_token.empty() && opts.resource_version == "0" ? 0 : opts.limit;
+  // A negative limit is no limit, as kube-apiserver takes it.
+  const int64_t limit = (opts.continue_token.empty() && opts.resource_version == "0") || opts.limit < 0 ? 0 : opts.limit;
   std::string fresh_continue;
   auto page = ReadPage(env, *plan, limit, *sel, &fresh_continue);
   if (!page.ok()) {

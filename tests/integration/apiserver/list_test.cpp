@@ -157,7 +157,10 @@ TEST_F(ListTest, ResourceVersionSemantics) {
   EXPECT_EQ(invalid.status, 422);
   EXPECT_EQ(invalid.body,
             R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","field":"resourceVersionMatch"}]},"code":422})");
-  EXPECT_EQ(client().Get(std::string(kCm) + "?resourceVersion=abc").status, 400);
+  auto bad_rv = client().Get(std::string(kCm) + "?resourceVersion=abc");  // kube's storage fails: a 500
+  EXPECT_EQ(bad_rv.status, 500);
+  EXPECT_EQ(bad_rv.body,
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax","code":500})");
   EXPECT_EQ(client().Get(std::string(kCm) + "?sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=0").status, 422);
 }
 

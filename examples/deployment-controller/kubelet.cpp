@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include <kube/api/object.hpp>
 #include <kube/base/error.hpp>
 #include <kube/client/typed_api.hpp>
 #include <kube/controller/client.hpp>
@@ -85,12 +86,23 @@ kube::Result<ReconcileResult> KubeletReconciler::Reconcile(kube::controller::Rec
   };
   const std::string node = pod.spec.nodeName.value_or("");
   if (node.empty()) {
-    // The scheduler's part: bind to the only node.
+    // The scheduler's part: bind to the only node, as kube-scheduler does (a pod's nodeName
+    // cannot be changed by an update).
     if (auto ok = EnsureNode(); !ok) return ok.error();
-    corev1::Pod bound = pod;
-    bound.spec.nodeName = options_.node_name;
-    auto patched = client_.Patch(bound, MergeFrom(pod));
-    if (!patched) return done_unless_gone(patched.error());
+    corev1::Binding binding;
+    binding.metadata.name = pod.metadata.name;
+    binding.metadata.namespace_ = pod.metadata.namespace_;
+    binding.target.kind = "Node";
+    binding.target.name = options_.node_name;
+    auto body = kube::api::ToObject(binding);
+    if (!body) return body.error();
+    auto bound = client_.Api(kube::client::ResourceOf<corev1::Pod>(), pod.metadata.namespace_)
+                     .CreateSubresource(pod.metadata.name, "binding", **body);
+    if (!bound) {
+      // Bound already (by an earlier attempt whose answer was lost): the next event shows it.
+      if (kube::IsConflict(bound.error())) return ReconcileResult::Done();
+      return done_unless_gone(bound.error());
+    }
     {
       kube::MutexLock lock(mu_);
       bound_at_[key] = Bound{uid, clock_.Now()};

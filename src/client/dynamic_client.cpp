@@ -229,6 +229,20 @@ Result<ObjectPtr> Api::Create(const Object& object, const CreateOptions& options
   return SendForObject(std::move(req));
 }
 
+Result<ObjectPtr> Api::CreateSubresource(std::string_view name, std::string_view subresource, const Object& object,
+                                         const CreateOptions& options) const {
+  if (name.empty()) return BadRequest("create " + gvr_.resource + "/" + std::string(subresource) + ": no object name");
+  auto path = Path(NamespaceFor(object), name, subresource);
+  if (!path) return std::move(path).error();
+  Request req;
+  req.method = "POST";
+  req.path = std::move(path).value();
+  req.query = options.ToQuery();
+  req.body = std::string(object.Json());
+  req.name = std::string(name);
+  return SendForObject(std::move(req));
+}
+
 Result<ObjectPtr> Api::UpdateSubresource(const Object& object, std::string_view subresource,
                                          const UpdateOptions& options) const {
   if (object.Name().empty()) return BadRequest("update " + gvr_.resource + ": the object has no metadata.name");

@@ -632,7 +632,10 @@ std::string FieldError::Body() const {
   const bool value_hidden = type == cause::kFieldValueRequired ||
                             type == cause::kFieldValueForbidden ||
                             type == cause::kFieldValueTooLong || type == "InternalError";
-  if (!value_hidden && !bad_value_json.empty()) {
+  if (!value_hidden && !bad_value_go.empty()) {
+    s += ": ";
+    s += bad_value_go;
+  } else if (!value_hidden && !bad_value_json.empty()) {
     s += ": ";
     s += RenderBadValue(bad_value_json);
   }

@@ -29,6 +29,16 @@ struct TableColumn {
 };
 
 /// Everything the server knows about one served resource (one group/version/resource).
+/// A subresource besides `/status` and `/scale` (which have their own flags), as discovery lists
+/// it: `pods/binding`, `pods/eviction`, `namespaces/finalize`, ...
+struct SubresourceInfo {
+  std::string name;     ///< "binding"
+  std::string group;    ///< of the kind it takes; "" with `version` "" = the resource's group-version
+  std::string version;  ///< "" = the resource's version
+  std::string kind;     ///< "Binding"
+  std::vector<std::string> verbs;  ///< {"create"}
+};
+
 /// Immutable once registered; shared through `std::shared_ptr<const ResourceInfo>`.
 struct ResourceInfo {
   std::string group;      ///< "" for the core group
@@ -52,6 +62,8 @@ struct ResourceInfo {
   std::string scale_spec_replicas_path = "/spec/replicas";
   std::string scale_status_replicas_path = "/status/replicas";
   std::string scale_label_selector_path;  ///< e.g. "/status/selector" (string form); may be empty
+  /// Further subresources, for discovery; the REST layer serves those it knows by name.
+  std::vector<SubresourceInfo> subresources;
   /// PUT without metadata.resourceVersion is allowed (true for most built-ins; false for CRs).
   bool allow_unconditional_update = true;
   /// PUT of a missing object creates it (Leases, and most built-ins whose strategy allows it).

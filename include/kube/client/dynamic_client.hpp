@@ -80,6 +80,13 @@ class Api final {
 
   /// POST the object to the collection; returns what the server stored.
   Result<ObjectPtr> Create(const Object& object, const CreateOptions& options = {}) const;
+  /// POST `object` (of the subresource's own kind) to `subresource` of the object `name`:
+  /// client-go's `Bind` (pods/NAME/binding with a Binding), `EvictV1` (pods/NAME/eviction with
+  /// an Eviction), `CreateToken` (serviceaccounts/NAME/token with a TokenRequest). Returns the
+  /// server's answer (a Success Status for binding and eviction).
+  /// **Errors:** 400 locally when `name` is empty; the server's (409 for a pod already bound).
+  Result<ObjectPtr> CreateSubresource(std::string_view name, std::string_view subresource, const Object& object,
+                                      const CreateOptions& options = {}) const;
   /// PUT the object (by its name); a stale resourceVersion gives `IsConflict`.
   Result<ObjectPtr> Update(const Object& object, const UpdateOptions& options = {}) const;
   /// PUT the object to its `status` subresource.

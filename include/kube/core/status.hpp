@@ -128,6 +128,10 @@ struct FieldError {
   std::string field{};           ///< the field path, e.g. "spec.replicas", "metadata.name"
   std::string detail{};          ///< optional explanation
   std::string bad_value_json{};  ///< optional; the bad value as JSON text
+  /// Optional; the bad value already in Go's `%#v` syntax (`map[string]string{"a":"b"}`,
+  /// `rbac.RoleRef{...}`), printed as is in place of `bad_value_json`: for the composite values
+  /// whose Go rendering kube's messages show.
+  std::string bad_value_go{};
 
   /// `field.Invalid(path, value, detail)`.
   static FieldError Invalid(std::string field, std::string bad_value_json, std::string detail);

@@ -71,6 +71,7 @@ void RegisterBuiltins(Registry& registry) {
     ns.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
     ns.has_status = true;
     ns.field_selectors = {{"status.phase", "/status/phase"}};
+    ns.subresources = {{.name = "finalize", .group = "", .version = "", .kind = "Namespace", .verbs = {"update"}}};
     registry.Add(std::move(ns));
   }
   {
@@ -102,7 +103,15 @@ void RegisterBuiltins(Registry& registry) {
                            {"status.phase", "/status/phase"},
                            {"status.podIP", "/status/podIP"},
                            {"status.nominatedNodeName", "/status/nominatedNodeName"}};
+    pod.subresources = {{.name = "binding", .group = "", .version = "", .kind = "Binding", .verbs = {"create"}},
+                        {.name = "eviction", .group = "policy", .version = "v1", .kind = "Eviction", .verbs = {"create"}}};
     registry.Add(std::move(pod));
+  }
+  {
+    // The legacy way to bind: POST namespaces/NS/bindings (the pod named by the Binding).
+    ResourceInfo bindings = Core("bindings", "binding", "Binding", true);
+    bindings.verbs = {"create"};
+    registry.Add(std::move(bindings));
   }
   {
     ResourceInfo svc = Core("services", "service", "Service", true);

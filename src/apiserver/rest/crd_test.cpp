@@ -380,8 +380,10 @@ TEST(BuiltinFieldSchemaTest, OpenStructsKeepEverythingAndRbacAndCrdHaveSchemas) 
             std::vector<std::string>{"spec.versions[0].servd"});
   EXPECT_EQ(BuiltinFieldSchema(*registry.Find("events.k8s.io", "v1", "events")),
             BuiltinSchema(BuiltinKind::kEvent));
-  // Every served built-in resource has a field schema, and its JSON text parses.
+  // Every stored built-in resource has a field schema, and its JSON text parses (`bindings`
+  // only takes a POST that binds a pod).
   for (const auto& info : registry.All()) {
+    if (info->resource == "bindings") continue;
     ASSERT_NE(BuiltinFieldSchema(*info), nullptr) << info->Gr().String();
     EXPECT_TRUE(ParseTypeSchema(std::string_view(BuiltinFieldSchemaJson(*info))).ok()) << info->Gr().String();
   }

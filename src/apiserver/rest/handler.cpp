@@ -24,6 +24,8 @@ std::optional<Subresource> ParseSubresource(const ResourceInfo& info, std::strin
   if (sub == "status" && info.has_status) return Subresource::kStatus;
   if (sub == "scale" && info.has_scale) return Subresource::kScale;
   if (sub == "finalize" && KindOf(info) == BuiltinKind::kNamespace) return Subresource::kFinalize;
+  if (sub == "binding" && KindOf(info) == BuiltinKind::kPod) return Subresource::kBinding;
+  if (sub == "eviction" && KindOf(info) == BuiltinKind::kPod) return Subresource::kEviction;
   return std::nullopt;
 }
 
@@ -85,6 +87,15 @@ class Handler final {
     const bool collection = r.path.IsCollection();
     // A namespaced collection without a namespace is the all-namespaces view: list and watch only.
     const bool all_namespaces = info.namespaced && !r.path.has_namespace;
+    // Subresources that take a POST of another kind, and the legacy `bindings` collection.
+    if (r.sub == Subresource::kBinding || r.sub == Subresource::kEviction) {
+      if (method != "POST") return NotAllowed(r, method);
+      return r.sub == Subresource::kBinding ? HandlePodBinding(env_, r) : HandlePodEviction(env_, r);
+    }
+    if (info.group.empty() && info.resource == "bindings") {
+      if (method != "POST" || !collection || all_namespaces) return NotAllowed(r, method);
+      return HandlePodBinding(env_, r);
+    }
     if (method == "GET") {
       if (!collection && !r.path.legacy_watch) {
         if (!HasVerb(info, "get")) return NotAllowed(r, "get");

@@ -20,6 +20,10 @@ void HandleCreate(const Env& env, Request& r);
 void HandleUpdate(const Env& env, Request& r);
 /// PATCH of an object or its /status, /scale (patch.cpp).
 void HandlePatch(const Env& env, Request& r);
+/// POST of pods/NAME/binding, or of the `bindings` collection (pod_subresources.cpp).
+void HandlePodBinding(const Env& env, Request& r);
+/// POST of pods/NAME/eviction (pod_subresources.cpp).
+void HandlePodEviction(const Env& env, Request& r);
 /// DELETE of one object (delete.cpp).
 void HandleDelete(const Env& env, Request& r);
 /// DELETE of a collection (delete.cpp).

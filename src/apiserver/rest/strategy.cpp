@@ -236,6 +236,9 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
                       const json::object& old) {
   const BuiltinKind kind = KindOf(info);
   switch (sub) {
+    case Subresource::kBinding:
+    case Subresource::kEviction:
+      break;  // never an update through the strategy (pod_subresources.cpp)
     case Subresource::kNone:
     case Subresource::kScale:
       if (info.has_status) CopyMember(obj, old, "status");

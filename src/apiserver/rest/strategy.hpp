@@ -38,7 +38,14 @@ enum class BuiltinKind {
 };
 
 /// Which endpoint a write came through.
-enum class Subresource { kNone, kStatus, kScale, kFinalize };
+enum class Subresource {
+  kNone,
+  kStatus,
+  kScale,
+  kFinalize,
+  kBinding,   ///< pods/binding (POST only; not a strategy update)
+  kEviction,  ///< pods/eviction (POST only; a delete)
+};
 
 /// The kind of `info` (by group and resource).
 BuiltinKind KindOf(const ResourceInfo& info);

@@ -20,6 +20,70 @@ namespace {
 
 constexpr std::size_t kMaxSecretSize = 1024 * 1024;
 
+// ---- values as Go's %#v prints them in kube's messages ----
+
+std::string GoString(std::string_view s) { return QuoteJson(s); }
+
+// map[string]string{"a":"b", "c":"d"} (keys sorted, as fmt sorts map keys); nil when absent.
+std::string GoStringMap(const json::object* m) {
+  if (m == nullptr) return "map[string]string(nil)";
+  std::map<std::string, std::string> sorted;
+  for (const auto& kv : *m) {
+    sorted[std::string(kv.key())] = kv.value().is_string() ? std::string(kv.value().get_string()) : SerializeJson(kv.value());
+  }
+  std::string out = "map[string]string{";
+  bool first = true;
+  for (const auto& [k, v] : sorted) {
+    if (!first) out += ", ";
+    first = false;
+    out += GoString(k) + ":" + GoString(v);
+  }
+  return out + "}";
+}
+
+std::string GoStringSlice(const json::value* v) {
+  if (v == nullptr || !v->is_array()) return "[]string(nil)";
+  std::string out = "[]string{";
+  bool first = true;
+  for (const auto& e : v->get_array()) {
+    if (!first) out += ", ";
+    first = false;
+    out += e.is_string() ? GoString(e.get_string()) : SerializeJson(e);
+  }
+  return out + "}";
+}
+
+// v1.LabelSelector{MatchLabels:..., MatchExpressions:...}
+std::string GoLabelSelector(const json::value& sel) {
+  const json::object* o = sel.is_object() ? &sel.get_object() : nullptr;
+  std::string out = "v1.LabelSelector{MatchLabels:";
+  out += GoStringMap(o != nullptr ? ObjectAt(*o, "matchLabels") : nullptr);
+  out += ", MatchExpressions:";
+  const json::value* exprs = o != nullptr ? o->if_contains("matchExpressions") : nullptr;
+  if (exprs == nullptr || !exprs->is_array()) {
+    out += "[]v1.LabelSelectorRequirement(nil)";
+  } else {
+    out += "[]v1.LabelSelectorRequirement{";
+    bool first = true;
+    for (const auto& e : exprs->get_array()) {
+      if (!first) out += ", ";
+      first = false;
+      const json::object empty;
+      const json::object& r = e.is_object() ? e.get_object() : empty;
+      out += "v1.LabelSelectorRequirement{Key:" + GoString(StringAt(r, "key")) +
+             ", Operator:" + GoString(StringAt(r, "operator")) + ", Values:" + GoStringSlice(r.if_contains("values")) + "}";
+    }
+    out += "}";
+  }
+  return out + "}";
+}
+
+FieldError InvalidGo(std::string field, std::string go_value, std::string detail) {
+  FieldError e = FieldError::Invalid(std::move(field), "", std::move(detail));
+  e.bad_value_go = std::move(go_value);
+  return e;
+}
+
 void ValidateDataKeys(const json::object& obj, std::vector<FieldError>& errs, bool config_map) {
   std::size_t total = 0;
   const auto* data = ObjectAt(obj, "data");
@@ -105,9 +169,8 @@ void ValidateWorkload(const json::object& obj, std::vector<FieldError>& errs) {
         }
       }
       if (!sel->Matches(labels)) {
-        errs.push_back(FieldError::Invalid("spec.template.metadata.labels",
-                                           tlabels != nullptr ? SerializeJson(*tlabels) : "null",
-                                           "`selector` does not match template `labels`"));
+        errs.push_back(InvalidGo("spec.template.metadata.labels", GoStringMap(tlabels),
+                                 "`selector` does not match template `labels`"));
       }
     }
   }
@@ -207,6 +270,109 @@ void ValidateLease(const json::object& obj, std::vector<FieldError>& errs) {
   }
 }
 
+// ConfigMaps and Secrets marked `immutable: true` keep their data and the mark.
+void ValidateImmutableData(const json::object& obj, const json::object& old, std::vector<FieldError>& errs) {
+  const auto* was = old.if_contains("immutable");
+  if (was == nullptr || !was->is_bool() || !was->get_bool()) return;
+  constexpr std::string_view kImmutable = "field is immutable when `immutable` is set";
+  const json::value* now = obj.if_contains("immutable");
+  if (now == nullptr || !JsonEqual(*now, *was)) errs.push_back(FieldError::Forbidden("immutable", std::string(kImmutable)));
+  for (std::string_view member : {"data", "binaryData", "stringData"}) {
+    const json::value* a = obj.if_contains(member);
+    const json::value* b = old.if_contains(member);
+    const bool same = (a == nullptr || (a->is_object() && a->get_object().empty())) &&
+                              (b == nullptr || (b->is_object() && b->get_object().empty()))
+                          ? true
+                          : (a != nullptr && b != nullptr && JsonEqual(*a, *b));
+    if (!same) errs.push_back(FieldError::Forbidden(std::string(member), std::string(kImmutable)));
+  }
+}
+
+// The Go field name of a PodSpec member, for the diff in the message: nodeName -> NodeName.
+std::string GoFieldName(std::string_view json_name) {
+  std::string out(json_name);
+  if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 'a' + 'A');
+  return out;
+}
+
+// ValidatePodUpdate's rule for the spec: only container images, activeDeadlineSeconds, added
+// tolerations and terminationGracePeriodSeconds (to 1 from a negative value) may change.
+void ValidatePodSpecUpdate(const json::object& obj, const json::object& old, std::vector<FieldError>& errs) {
+  static const json::object kEmpty;
+  const json::object* spec_p = ObjectAt(obj, "spec");
+  const json::object* old_p = ObjectAt(old, "spec");
+  const json::object& spec = spec_p != nullptr ? *spec_p : kEmpty;
+  const json::object& old_spec = old_p != nullptr ? *old_p : kEmpty;
+  json::object munged = spec;
+  for (std::string_view list : {"containers", "initContainers"}) {
+    const json::value* now = spec.if_contains(list);
+    const json::value* was = old_spec.if_contains(list);
+    const std::size_t n = now != nullptr && now->is_array() ? now->get_array().size() : 0;
+    const std::size_t m = was != nullptr && was->is_array() ? was->get_array().size() : 0;
+    if (n != m) {
+      errs.push_back(FieldError::Forbidden("spec." + std::string(list), "pod updates may not add or remove containers"));
+      return;
+    }
+    if (n == 0) continue;
+    auto& items = munged[list].as_array();
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& old_item = was->get_array()[i];
+      if (!items[i].is_object() || !old_item.is_object()) continue;
+      if (const auto* image = old_item.get_object().if_contains("image")) {
+        items[i].as_object()["image"] = *image;
+      } else {
+        items[i].as_object().erase("image");
+      }
+    }
+  }
+  auto revert = [&](std::string_view member) {
+    if (const auto* v = old_spec.if_contains(member)) {
+      munged[member] = *v;
+    } else {
+      munged.erase(member);
+    }
+  };
+  revert("activeDeadlineSeconds");
+  // Tolerations may only be added to.
+  if (const auto* old_tol = old_spec.if_contains("tolerations"); old_tol == nullptr || old_tol->is_array()) {
+    const json::value* tol = spec.if_contains("tolerations");
+    bool superset = true;
+    if (old_tol != nullptr) {
+      for (const auto& t : old_tol->get_array()) {
+        bool found = false;
+        if (tol != nullptr && tol->is_array()) {
+          for (const auto& u : tol->get_array()) found = found || JsonEqual(t, u);
+        }
+        superset = superset && found;
+      }
+    }
+    if (superset) revert("tolerations");
+  }
+  if (const auto* was = old_spec.if_contains("terminationGracePeriodSeconds");
+      was != nullptr && was->is_int64() && was->get_int64() < 0) {
+    const auto* now = spec.if_contains("terminationGracePeriodSeconds");
+    if (now != nullptr && now->is_int64() && now->get_int64() == 1) revert("terminationGracePeriodSeconds");
+  }
+  if (JsonEqual(json::value(munged), json::value(old_spec))) return;
+  // kube prints go-cmp's diff of the internal PodSpec; this is the same idea, member by member.
+  std::string diff = "\n  core.PodSpec{\n";
+  std::map<std::string, std::pair<const json::value*, const json::value*>> members;
+  for (const auto& kv : old_spec) members[std::string(kv.key())].first = &kv.value();
+  for (const auto& kv : munged) members[std::string(kv.key())].second = &kv.value();
+  for (const auto& [name, values] : members) {
+    if (values.first != nullptr && values.second != nullptr && JsonEqual(*values.first, *values.second)) continue;
+    if (values.first != nullptr) diff += "- \t" + GoFieldName(name) + ": " + SerializeJson(*values.first) + ",\n";
+    if (values.second != nullptr) diff += "+ \t" + GoFieldName(name) + ": " + SerializeJson(*values.second) + ",\n";
+  }
+  diff += "  }\n";
+  errs.push_back(FieldError::Forbidden(
+      "spec",
+      "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
+      "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"
+      "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)" +
+          diff));
+}
+
 void ValidateKind(const ResourceInfo& info, const json::object& obj, bool via_events_v1,
                   std::vector<FieldError>& errs) {
   switch (KindOf(info)) {
@@ -270,7 +436,23 @@ std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const json::obj
     const json::value* sel = spec != nullptr ? spec->if_contains("selector") : nullptr;
     const json::value* old_sel = old_spec != nullptr ? old_spec->if_contains("selector") : nullptr;
     if (sel != nullptr && old_sel != nullptr && !JsonEqual(*sel, *old_sel)) {
-      errs.push_back(FieldError::Invalid("spec.selector", SerializeJson(*sel), "field is immutable"));
+      errs.push_back(InvalidGo("spec.selector", GoLabelSelector(*sel), "field is immutable"));
+    }
+  }
+  if (kind == BuiltinKind::kConfigMap || kind == BuiltinKind::kSecret) ValidateImmutableData(obj, old, errs);
+  if (kind == BuiltinKind::kSecret && StringAt(obj, "type") != StringAt(old, "type")) {
+    errs.push_back(FieldError::Invalid("type", QuoteJson(StringAt(obj, "type")), "field is immutable"));
+  }
+  if (kind == BuiltinKind::kPod) ValidatePodSpecUpdate(obj, old, errs);
+  if (info.group == "rbac.authorization.k8s.io" && (info.kind == "RoleBinding" || info.kind == "ClusterRoleBinding")) {
+    const json::value* ref = obj.if_contains("roleRef");
+    const json::value* old_ref = old.if_contains("roleRef");
+    if (ref != nullptr && old_ref != nullptr && !JsonEqual(*ref, *old_ref) && ref->is_object()) {
+      const auto& r = ref->get_object();
+      errs.push_back(InvalidGo("roleRef",
+                               "rbac.RoleRef{APIGroup:" + GoString(StringAt(r, "apiGroup")) + ", Kind:" +
+                                   GoString(StringAt(r, "kind")) + ", Name:" + GoString(StringAt(r, "name")) + "}",
+                               "cannot change roleRef"));
     }
   }
   return errs;

@@ -120,6 +120,10 @@ std::string_view SubresourceName(Subresource sub) {
       return "scale";
     case Subresource::kFinalize:
       return "finalize";
+    case Subresource::kBinding:
+      return "binding";
+    case Subresource::kEviction:
+      return "eviction";
     case Subresource::kNone:
       break;
   }

@@ -203,12 +203,16 @@ TEST_F(FieldValidationTest, RealisticObjectsSurviveStrictPutPatchAndApply) {
   auto put = client().Put(std::string(kPods) + "/full?fieldValidation=Strict", got.body);
   ASSERT_EQ(put.status, 200) << put.body;
   EXPECT_EQ(Missing(kFullPod, put.Json()), std::vector<std::string>{});
-  // Strategic merge and merge patches touching nested fields, Strict.
+  // Strategic merge patch of nested fields, Strict: a container's image is one of the pod spec's
+  // few mutable fields (a probe change would be refused, as kube refuses it).
   auto smp = PatchAs(std::string(kPods) + "/full?fieldValidation=Strict", kStrategic,
                             R"({"metadata":{"labels":{"v":"2"}},"spec":{"containers":[{"name":"app",
-                                "readinessProbe":{"grpc":{"port":9091}}}]}})");
+                                "image":"nginx:1.28"}]}})");
   ASSERT_EQ(smp.status, 200) << smp.body;
   EXPECT_EQ(Str(smp.Json(), {"metadata", "labels", "v"}), "2");
+  auto probe = PatchAs(std::string(kPods) + "/full?fieldValidation=Strict", kStrategic,
+                       R"({"spec":{"containers":[{"name":"app","readinessProbe":{"grpc":{"port":9091}}}]}})");
+  EXPECT_EQ(probe.status, 422) << probe.body;
   // Deployment through server-side apply (kubectl's default for --server-side is Strict).
   std::string yaml(kFullDeployment);
   auto applied = PatchAs(std::string(kDeployments) + "/web?fieldManager=m&fieldValidation=Strict", kApply, yaml);

@@ -204,22 +204,30 @@ std::string RenderAggregated(const Snapshot& snapshot, bool core, std::string_vi
           out += ",\"categories\":";
           AppendJsonStringArray(out, r->categories);
         }
-        if (r->has_scale || r->has_status) {
+        struct Sub {
+          std::string name;
+          std::string group, version, kind;
+          const std::vector<std::string>* verbs;
+        };
+        std::vector<Sub> subs;
+        if (r->has_scale) subs.push_back({"scale", "autoscaling", "v1", "Scale", &SubresourceVerbs()});
+        if (r->has_status) subs.push_back({"status", r->group, r->version, r->kind, &SubresourceVerbs()});
+        for (const auto& sub : r->subresources) {
+          const bool own = sub.group.empty() && sub.version.empty();
+          subs.push_back({sub.name, own ? r->group : sub.group, own ? r->version : sub.version, sub.kind, &sub.verbs});
+        }
+        if (!subs.empty()) {
           // Sorted by name, as kube derives them from the sorted legacy list.
+          std::stable_sort(subs.begin(), subs.end(), [](const Sub& a, const Sub& b) { return a.name < b.name; });
           out += ",\"subresources\":[";
-          if (r->has_scale) {
-            out += "{\"subresource\":\"scale\",\"responseKind\":";
-            AppendGvk(out, "autoscaling", "v1", "Scale");
+          for (std::size_t si = 0; si < subs.size(); ++si) {
+            if (si != 0) out.push_back(',');
+            out += "{\"subresource\":";
+            AppendJsonString(out, subs[si].name);
+            out += ",\"responseKind\":";
+            AppendGvk(out, subs[si].group, subs[si].version, subs[si].kind);
             out += ",\"verbs\":";
-            AppendJsonStringArray(out, SubresourceVerbs());
-            out.push_back('}');
-          }
-          if (r->has_status) {
-            if (r->has_scale) out.push_back(',');
-            out += "{\"subresource\":\"status\",\"responseKind\":";
-            AppendGvk(out, r->group, r->version, r->kind);
-            out += ",\"verbs\":";
-            AppendJsonStringArray(out, SubresourceVerbs());
+            AppendJsonStringArray(out, *subs[si].verbs);
             out.push_back('}');
           }
           out.push_back(']');
@@ -305,6 +313,16 @@ std::optional<std::string> RenderApiResourceList(const Snapshot& snapshot, std::
       scale.kind = "Scale";
       scale.verbs = &SubresourceVerbs();
       entries.push_back(std::move(scale));
+    }
+    for (const auto& sub : r->subresources) {
+      LegacyEntry e;
+      e.name = r->resource + "/" + sub.name;
+      e.namespaced = r->namespaced;
+      e.group = sub.group;
+      e.version = sub.version;
+      e.kind = sub.kind;
+      e.verbs = &sub.verbs;
+      entries.push_back(std::move(e));
     }
   }
   if (entries.empty()) return std::nullopt;

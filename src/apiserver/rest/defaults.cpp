@@ -104,6 +104,8 @@ Result<void> CheckStringMap(const ResourceInfo& info, const json::object& obj, s
 }
 
 void DefaultContainers(json::object& spec, std::string_view key) {
+  const auto* host = spec.if_contains("hostNetwork");
+  const bool host_network = host != nullptr && host->is_bool() && host->get_bool();
   auto* arr = spec.if_contains(key);
   if (arr == nullptr || !arr->is_array()) return;
   for (auto& c : arr->get_array()) {
@@ -123,13 +125,72 @@ void DefaultContainers(json::object& spec, std::string_view key) {
     }
     if (auto* ports = container.if_contains("ports"); ports != nullptr && ports->is_array()) {
       for (auto& p : ports->get_array()) {
-        if (p.is_object()) SetDefault(p.get_object(), "protocol", "TCP");
+        if (!p.is_object()) continue;
+        SetDefault(p.get_object(), "protocol", "TCP");
+        // SetDefaults_Pod: on the host's network a container port is also the host port.
+        if (host_network) {
+          const auto* hp = p.get_object().if_contains("hostPort");
+          const auto* cp = p.get_object().if_contains("containerPort");
+          if ((hp == nullptr || (hp->is_int64() && hp->get_int64() == 0)) && cp != nullptr) {
+            p.get_object()["hostPort"] = *cp;
+          }
+        }
+      }
+    }
+    for (std::string_view probe : {"livenessProbe", "readinessProbe", "startupProbe"}) {
+      auto* pr = ObjectAt(container, probe);
+      if (pr == nullptr) continue;
+      SetDefault(*pr, "timeoutSeconds", 1);
+      SetDefault(*pr, "periodSeconds", 10);
+      SetDefault(*pr, "successThreshold", 1);
+      SetDefault(*pr, "failureThreshold", 3);
+      if (auto* http = ObjectAt(*pr, "httpGet")) SetDefault(*http, "scheme", "HTTP");
+    }
+    if (auto* env = container.if_contains("env"); env != nullptr && env->is_array()) {
+      for (auto& e : env->get_array()) {
+        auto* from = e.is_object() ? ObjectAt(e.get_object(), "valueFrom") : nullptr;
+        if (from == nullptr) continue;
+        if (auto* field = ObjectAt(*from, "fieldRef")) SetDefault(*field, "apiVersion", "v1");
+        if (auto* res = ObjectAt(*from, "resourceFieldRef")) SetDefault(*res, "divisor", "0");
+      }
+    }
+  }
+}
+
+// The volume sources of kube 1.32's VolumeSource.
+constexpr std::string_view kVolumeSources[] = {
+    "emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi",
+    "glusterfs", "flexVolume", "persistentVolumeClaim", "rbd", "cinder", "cephfs", "flocker", "downwardAPI", "fc",
+    "azureFile", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "portworxVolume", "projected",
+    "scaleIO", "configMap", "storageos", "csi", "ephemeral", "image"};
+
+// SetDefaults_Volume and the volume sources' defaults (mode 0644, hostPath type "").
+void DefaultVolumes(json::object& spec) {
+  auto* volumes = spec.if_contains("volumes");
+  if (volumes == nullptr || !volumes->is_array()) return;
+  for (auto& v : volumes->get_array()) {
+    if (!v.is_object()) continue;
+    auto& volume = v.get_object();
+    bool any = false;
+    for (auto source : kVolumeSources) any = any || volume.contains(source);
+    if (!any) volume["emptyDir"] = json::object();
+    for (std::string_view source : {"configMap", "secret", "downwardAPI", "projected"}) {
+      if (auto* s = ObjectAt(volume, source)) SetDefault(*s, "defaultMode", 420);
+    }
+    if (auto* host = ObjectAt(volume, "hostPath")) SetDefault(*host, "type", "");
+    if (auto* downward = ObjectAt(volume, "downwardAPI")) {
+      if (auto* items = downward->if_contains("items"); items != nullptr && items->is_array()) {
+        for (auto& item : items->get_array()) {
+          auto* field = item.is_object() ? ObjectAt(item.get_object(), "fieldRef") : nullptr;
+          if (field != nullptr) SetDefault(*field, "apiVersion", "v1");
+        }
       }
     }
   }
 }
 
 void DefaultPodSpec(json::object& spec) {
+  DefaultVolumes(spec);
   DefaultContainers(spec, "containers");
   DefaultContainers(spec, "initContainers");
   SetDefault(spec, "restartPolicy", "Always");
@@ -244,14 +305,21 @@ Result<void> DecodeAndDefault(const ResourceInfo& info, json::object& obj) {
       auto& spec = EnsureObject(obj, "spec");
       SetDefault(spec, "type", "ClusterIP");
       SetDefault(spec, "sessionAffinity", "None");
-      if (StringAt(spec, "type") != "ExternalName") SetDefault(spec, "internalTrafficPolicy", "Cluster");
+      const auto type = StringAt(spec, "type");
+      if (type != "ExternalName") SetDefault(spec, "internalTrafficPolicy", "Cluster");
+      if (type == "NodePort" || type == "LoadBalancer") SetDefault(spec, "externalTrafficPolicy", "Cluster");
+      if (type == "LoadBalancer") SetDefault(spec, "allocateLoadBalancerNodePorts", true);
       if (auto* ports = spec.if_contains("ports"); ports != nullptr && ports->is_array()) {
         for (auto& p : ports->get_array()) {
           if (!p.is_object()) continue;
           auto& port = p.get_object();
           SetDefault(port, "protocol", "TCP");
-          if (const auto* num = port.if_contains("port"); num != nullptr && num->is_int64()) {
-            SetDefault(port, "targetPort", *num);
+          // An absent or zero targetPort is the port.
+          const auto* target = port.if_contains("targetPort");
+          if (const auto* num = port.if_contains("port");
+              num != nullptr && num->is_int64() &&
+              (target == nullptr || (target->is_int64() && target->get_int64() == 0))) {
+            port["targetPort"] = *num;
           }
         }
       }
@@ -276,9 +344,15 @@ Result<void> DecodeAndDefault(const ResourceInfo& info, json::object& obj) {
       SetDefault(EnsureObject(obj, "spec"), "replicas", 1);
       DefaultPodTemplate(obj);
       break;
-    case BuiltinKind::kGeneric:
     case BuiltinKind::kEvent:
     case BuiltinKind::kEventV1:
+      // core/v1 Event's members Go always encodes (the events.k8s.io view renames them).
+      for (std::string_view t : {"eventTime", "firstTimestamp", "lastTimestamp"}) SetDefault(obj, t, nullptr);
+      SetDefault(obj, "reportingComponent", "");
+      SetDefault(obj, "reportingInstance", "");
+      SetDefault(obj, "source", json::object());
+      break;
+    case BuiltinKind::kGeneric:
     case BuiltinKind::kServiceAccount:
     case BuiltinKind::kNode:
     case BuiltinKind::kLease:

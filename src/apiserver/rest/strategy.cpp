@@ -126,6 +126,60 @@ bool MemberEqual(const json::object& a, const json::object& b, std::string_view 
   return JsonEqual(*x, *y);
 }
 
+// The default admission plugins' changes to a new pod: Priority (no class: priority 0 and the
+// default preemption policy) and DefaultTolerationSeconds (5 minutes on not-ready and
+// unreachable nodes, unless the pod tolerates those taints already).
+void AdmitPod(json::object& spec) {
+  if (StringAt(spec, "priorityClassName").empty()) {
+    SetDefault(spec, "priority", 0);
+    SetDefault(spec, "preemptionPolicy", "PreemptLowerPriority");
+  }
+  auto* existing = spec.if_contains("tolerations");
+  json::array tolerations = existing != nullptr && existing->is_array() ? existing->get_array() : json::array();
+  bool added = false;
+  for (std::string_view key : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+    bool tolerated = false;
+    for (const auto& t : tolerations) {
+      if (!t.is_object()) continue;
+      const auto& o = t.get_object();
+      const auto effect = StringAt(o, "effect");
+      const auto tkey = StringAt(o, "key");
+      const bool matches_key = tkey == key || (tkey.empty() && StringAt(o, "operator") == "Exists");
+      tolerated = tolerated || (matches_key && (effect.empty() || effect == "NoExecute"));
+    }
+    if (tolerated) continue;
+    tolerations.push_back(json::object{{"key", key}, {"operator", "Exists"}, {"effect", "NoExecute"},
+                                       {"tolerationSeconds", 300}});
+    added = true;
+  }
+  if (added) spec["tolerations"] = std::move(tolerations);
+}
+
+// NodeStatus's struct members Go always encodes: the kubelet endpoint and the node info.
+void DefaultNodeStatus(json::object& obj) {
+  auto& status = EnsureObject(obj, "status");
+  auto& endpoints = EnsureObject(EnsureObject(status, "daemonEndpoints"), "kubeletEndpoint");
+  SetDefault(endpoints, "Port", 0);
+  auto& info = EnsureObject(status, "nodeInfo");
+  for (std::string_view member : {"machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
+                                  "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"}) {
+    SetDefault(info, member, "");
+  }
+}
+
+// The node-port allocator: a random free-looking port of 30000-32767 for each port without one.
+void AllocateNodePorts(json::object& spec) {
+  auto* ports = spec.if_contains("ports");
+  if (ports == nullptr || !ports->is_array()) return;
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_int_distribution<int64_t> dist(30000, 32767);
+  for (auto& p : ports->get_array()) {
+    if (!p.is_object()) continue;
+    const auto* n = p.get_object().if_contains("nodePort");
+    if (n == nullptr || (n->is_int64() && n->get_int64() == 0)) p.get_object()["nodePort"] = dist(rng);
+  }
+}
+
 std::string RandomClusterIp() {
   // 10.96.0.0/12 without the network address and 10.96.0.1 (the kubernetes Service).
   thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -195,6 +249,7 @@ void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
       break;
     }
     case BuiltinKind::kPod: {
+      AdmitPod(EnsureObject(obj, "spec"));
       json::object status;
       status["phase"] = "Pending";
       const auto* spec = ObjectAt(obj, "spec");
@@ -215,7 +270,28 @@ void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
         SetDefault(spec, "ipFamilies", json::array{"IPv4"});
         SetDefault(spec, "ipFamilyPolicy", "SingleStack");
       }
+      if (type == "NodePort" || type == "LoadBalancer") {
+        const auto* allocate = spec.if_contains("allocateLoadBalancerNodePorts");
+        if (type == "NodePort" || allocate == nullptr || (allocate->is_bool() && allocate->get_bool())) {
+          AllocateNodePorts(spec);
+        }
+      }
       obj["status"] = json::object{{"loadBalancer", json::object()}};
+      break;
+    }
+    case BuiltinKind::kNode: {
+      // TaintNodesByCondition admission: a new node is not ready until its kubelet says so.
+      auto& spec = EnsureObject(obj, "spec");
+      auto* taints = spec.if_contains("taints");
+      json::array list = taints != nullptr && taints->is_array() ? taints->get_array() : json::array();
+      bool has = false;
+      for (const auto& t : list) {
+        has = has || (t.is_object() && StringAt(t.get_object(), "key") == "node.kubernetes.io/not-ready" &&
+                      StringAt(t.get_object(), "effect") == "NoSchedule");
+      }
+      if (!has) list.push_back(json::object{{"key", "node.kubernetes.io/not-ready"}, {"effect", "NoSchedule"}});
+      spec["taints"] = std::move(list);
+      DefaultNodeStatus(obj);
       break;
     }
     case BuiltinKind::kGeneric:
@@ -224,13 +300,44 @@ void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
     case BuiltinKind::kEvent:
     case BuiltinKind::kEventV1:
     case BuiltinKind::kServiceAccount:
-    case BuiltinKind::kNode:
     case BuiltinKind::kDeployment:
     case BuiltinKind::kReplicaSet:
     case BuiltinKind::kLease:
       break;
   }
 }
+
+namespace {
+
+// The service registry's patchAllocatedValues: an update that leaves the cluster IPs or a node
+// port out keeps the allocated ones; a cluster IP given alone is also the first of the list.
+void KeepAllocatedValues(json::object& obj, const json::object& old) {
+  const auto* old_spec = ObjectAt(old, "spec");
+  if (old_spec == nullptr) return;
+  auto& spec = EnsureObject(obj, "spec");
+  if (StringAt(spec, "clusterIP").empty()) {
+    CopyMember(spec, *old_spec, "clusterIP");
+    if (!spec.contains("clusterIPs")) CopyMember(spec, *old_spec, "clusterIPs");
+  } else if (!spec.contains("clusterIPs")) {
+    spec["clusterIPs"] = json::array{spec.at("clusterIP")};
+  }
+  if (!spec.contains("ipFamilies")) CopyMember(spec, *old_spec, "ipFamilies");
+  if (!spec.contains("ipFamilyPolicy")) CopyMember(spec, *old_spec, "ipFamilyPolicy");
+  const auto* old_ports = old_spec->if_contains("ports");
+  auto* ports = spec.if_contains("ports");
+  if (old_ports == nullptr || !old_ports->is_array() || ports == nullptr || !ports->is_array()) return;
+  for (auto& p : ports->get_array()) {
+    if (!p.is_object() || p.get_object().contains("nodePort")) continue;
+    for (const auto& q : old_ports->get_array()) {
+      if (q.is_object() && JsonEqual(q.get_object().contains("port") ? q.get_object().at("port") : json::value(),
+                                     p.get_object().contains("port") ? p.get_object().at("port") : json::value())) {
+        CopyMember(p.get_object(), q.get_object(), "nodePort");
+      }
+    }
+  }
+}
+
+}  // namespace
 
 void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& obj,
                       const json::object& old) {
@@ -242,6 +349,8 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
     case Subresource::kNone:
     case Subresource::kScale:
       if (info.has_status) CopyMember(obj, old, "status");
+      if (kind == BuiltinKind::kService) KeepAllocatedValues(obj, old);
+      if (kind == BuiltinKind::kPod) AdmitPod(EnsureObject(obj, "spec"));  // the admission plugins run on updates too
       if (kind == BuiltinKind::kNamespace) {
         // Only /finalize changes spec.finalizers.
         const auto* old_spec = ObjectAt(old, "spec");

@@ -11,6 +11,7 @@
 
 #include "apiserver/rest/crd.hpp"
 #include "apiserver/rest/json_util.hpp"
+#include "apiserver/rest/pod_validation.hpp"
 #include "apiserver/rest/schema_validation.hpp"
 #include "apiserver/rest/strategy.hpp"
 
@@ -119,26 +120,6 @@ void ValidateReplicas(const json::object& spec, std::vector<FieldError>& errs) {
   }
 }
 
-void ValidateContainers(const json::object& spec, const std::string& path, std::vector<FieldError>& errs) {
-  const auto* containers = spec.if_contains("containers");
-  if (containers == nullptr || !containers->is_array() || containers->get_array().empty()) {
-    errs.push_back(FieldError::Required(path + ".containers"));
-    return;
-  }
-  std::size_t i = 0;
-  for (const auto& c : containers->get_array()) {
-    const std::string cpath = path + ".containers[" + std::to_string(i++) + "]";
-    if (!c.is_object()) continue;
-    const auto name = StringAt(c.get_object(), "name");
-    if (name.empty()) {
-      errs.push_back(FieldError::Required(cpath + ".name"));
-    } else {
-      for (auto& msg : IsDns1123Label(name)) errs.push_back(FieldError::Invalid(cpath + ".name", QuoteJson(name), msg));
-    }
-    if (StringAt(c.get_object(), "image").empty()) errs.push_back(FieldError::Required(cpath + ".image"));
-  }
-}
-
 // apps/v1 Deployment and ReplicaSet: a selector that is required, valid, non-empty and matches the
 // template labels.
 void ValidateWorkload(const json::object& obj, std::vector<FieldError>& errs) {
@@ -176,7 +157,12 @@ void ValidateWorkload(const json::object& obj, std::vector<FieldError>& errs) {
   }
   const auto* tmpl = ObjectAt(*spec, "template");
   const auto* tspec = tmpl != nullptr ? ObjectAt(*tmpl, "spec") : nullptr;
-  ValidateContainers(tspec != nullptr ? *tspec : json::object(), "spec.template.spec", errs);
+  const json::object empty;
+  ValidatePodSpec(tspec != nullptr ? *tspec : empty, "spec.template.spec", errs);
+  // ValidatePodTemplateSpecForReplicaSet / ForDeployment: the pods restart.
+  if (const auto policy = StringAt(tspec != nullptr ? *tspec : empty, "restartPolicy"); policy != "Always") {
+    errs.push_back(FieldError::NotSupported("spec.template.spec.restartPolicy", QuoteJson(policy), {"Always"}));
+  }
 }
 
 // core/v1 legacy event rules (legacyValidateEvent): the event lives in its object's namespace.
@@ -373,7 +359,8 @@ void ValidatePodSpecUpdate(const json::object& obj, const json::object& old, std
           diff));
 }
 
-void ValidateKind(const ResourceInfo& info, const json::object& obj, bool via_events_v1,
+// `old` is the stored object on an update, nullptr on a create.
+void ValidateKind(const ResourceInfo& info, const json::object& obj, const json::object* old, bool via_events_v1,
                   std::vector<FieldError>& errs) {
   switch (KindOf(info)) {
     case BuiltinKind::kConfigMap:
@@ -384,9 +371,17 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, bool via_ev
       break;
     case BuiltinKind::kPod: {
       const auto* spec = ObjectAt(obj, "spec");
-      ValidateContainers(spec != nullptr ? *spec : json::object(), "spec", errs);
+      const json::object empty;
+      ValidatePodSpec(spec != nullptr ? *spec : empty, "spec", errs);
+      // ValidatePodCreate: ephemeral containers come only through their subresource.
+      if (old == nullptr && spec != nullptr && spec->contains("ephemeralContainers")) {
+        errs.push_back(FieldError::Forbidden("spec.ephemeralContainers", "cannot be set on create"));
+      }
       break;
     }
+    case BuiltinKind::kService:
+      ValidateServiceSpec(obj, old, errs);
+      break;
     case BuiltinKind::kDeployment:
     case BuiltinKind::kReplicaSet:
       ValidateWorkload(obj, errs);
@@ -402,7 +397,6 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, bool via_ev
       ValidateGenericKind(info, obj, errs);  // CRDs and custom resources (schema_validation.hpp)
       break;
     case BuiltinKind::kNamespace:
-    case BuiltinKind::kService:
     case BuiltinKind::kServiceAccount:
     case BuiltinKind::kNode:
       break;
@@ -414,7 +408,7 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, bool via_ev
 std::vector<FieldError> ValidateCreate(const ResourceInfo& info, const json::object& obj,
                                        bool via_events_v1) {
   std::vector<FieldError> errs = ValidateObjectMeta(MetadataOf(obj), NameRuleFor(info));
-  ValidateKind(info, obj, via_events_v1, errs);
+  ValidateKind(info, obj, nullptr, via_events_v1, errs);
   if (via_events_v1) ValidateEventsV1Create(obj, errs);
   return errs;
 }
@@ -425,7 +419,7 @@ std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const json::obj
   const auto uid = StringAt(MetadataOf(obj), "uid");
   const auto old_uid = StringAt(MetadataOf(old), "uid");
   if (uid != old_uid) errs.push_back(FieldError::Invalid("metadata.uid", QuoteJson(uid), "field is immutable"));
-  ValidateKind(info, obj, false, errs);
+  ValidateKind(info, obj, &old, false, errs);
   if (IsCrdResource(info)) {
     for (auto& e : ValidateCrdUpdate(obj, old)) errs.push_back(std::move(e));
   }

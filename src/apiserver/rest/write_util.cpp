@@ -16,6 +16,7 @@
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/crd.hpp"
 #include "apiserver/rest/json_util.hpp"
+#include "apiserver/rest/schema_validation.hpp"
 #include "apiserver/rest/url.hpp"
 
 namespace kube::apiserver::rest {
@@ -354,7 +355,16 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
     meta.erase("deletionTimestamp");
     meta.erase("deletionGracePeriodSeconds");
   }
-  PrepareForCreate(info, obj);
+  // kube's field manager sees the decoded, defaulted object: before the strategy's
+  // PrepareForCreate, the allocators (cluster IPs, node ports) and mutating admission, whose
+  // fields nobody manages. A custom resource's structural defaults and pruning are decode steps
+  // in kube, and part of PrepareForCreate here: they come first.
+  const bool custom = KindOf(info) == BuiltinKind::kGeneric;
+  if (custom) {
+    PrepareForCreate(info, obj);
+  } else {
+    PruneBuiltinFields(info, obj);  // Go structs have no other members
+  }
   if (track_managed_fields && TracksManagedFields(r)) {
     auto who = RequestManager(env, r, Subresource::kNone);
     if (!who.ok()) return std::move(who).error();
@@ -362,6 +372,7 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
     if (info.has_status) options.ignored.emplace_back("status");
     TrackUpdate(nullptr, obj, *who, info.schema.get(), options);
   }
+  if (!custom) PrepareForCreate(info, obj);
   {
     auto& meta = EnsureObject(obj, "metadata");
     meta["uid"] = NewUid();

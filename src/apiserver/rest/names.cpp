@@ -141,6 +141,53 @@ std::vector<FieldError> ValidateObjectMeta(const boost::json::object& metadata, 
           "may not be more than " + std::to_string(kTotalAnnotationSizeLimit) + " bytes"));
     }
   }
+  // ValidateOwnerReferences (its path has no index, as kube's).
+  if (const auto* refs = metadata.if_contains("ownerReferences"); refs && refs->is_array()) {
+    for (const auto& ref : refs->get_array()) {
+      if (!ref.is_object()) continue;
+      const auto& o = ref.get_object();
+      auto member = [&](std::string_view key) -> std::string_view {
+        const auto* v = o.if_contains(key);
+        return v != nullptr && v->is_string() ? std::string_view(v->get_string().data(), v->get_string().size())
+                                              : std::string_view();
+      };
+      const auto api_version = member("apiVersion");
+      const auto slash = api_version.find('/');
+      const auto version = slash == std::string_view::npos ? api_version : api_version.substr(slash + 1);
+      if (version.empty()) {
+        errs.push_back(FieldError::Invalid("metadata.ownerReferences.apiVersion", JsonString(api_version), "version must not be empty"));
+      }
+      if (member("kind").empty()) errs.push_back(FieldError::Invalid("metadata.ownerReferences.kind", JsonString(""), "kind must not be empty"));
+      if (member("name").empty()) errs.push_back(FieldError::Invalid("metadata.ownerReferences.name", JsonString(""), "name must not be empty"));
+      if (member("uid").empty()) errs.push_back(FieldError::Invalid("metadata.ownerReferences.uid", JsonString(""), "uid must not be empty"));
+    }
+  }
+  // ValidateFinalizers: qualified names.
+  if (const auto* fins = metadata.if_contains("finalizers"); fins && fins->is_array()) {
+    std::size_t i = 0;
+    for (const auto& f : fins->get_array()) {
+      const std::string path = "metadata.finalizers[" + std::to_string(i++) + "]";
+      if (!f.is_string()) continue;
+      const std::string_view fin(f.get_string().data(), f.get_string().size());
+      for (auto& msg : IsQualifiedName(fin)) errs.push_back(FieldError::Invalid(path, JsonString(fin), msg));
+    }
+  }
+  return errs;
+}
+
+std::vector<FieldError> ValidateKubeFinalizerNames(const boost::json::object& metadata) {
+  std::vector<FieldError> errs;
+  const auto* fins = metadata.if_contains("finalizers");
+  if (fins == nullptr || !fins->is_array()) return errs;
+  std::size_t i = 0;
+  for (const auto& f : fins->get_array()) {
+    const std::string path = "metadata.finalizers[" + std::to_string(i++) + "]";
+    if (!f.is_string()) continue;
+    const std::string_view fin(f.get_string().data(), f.get_string().size());
+    if (fin.find('/') == std::string_view::npos && fin != "kubernetes" && fin != "orphan" && fin != "foregroundDeletion") {
+      errs.push_back(FieldError::Invalid(path, JsonString(fin), "name is neither a standard finalizer name nor is it fully qualified"));
+    }
+  }
   return errs;
 }
 

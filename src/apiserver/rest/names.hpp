@@ -45,4 +45,9 @@ std::vector<std::string> ValidateName(NameRule rule, std::string_view name, bool
 /// `metadata` is the object's `metadata` member (may be null/absent → treated as empty).
 std::vector<FieldError> ValidateObjectMeta(const boost::json::object& metadata, NameRule rule);
 
+/// The core API's extra finalizer rule (`validateKubeFinalizerName`, for built-in kinds but not
+/// CRDs or custom resources): a finalizer without a `/` prefix must be a standard one
+/// (`kubernetes`, `orphan`, `foregroundDeletion`).
+std::vector<FieldError> ValidateKubeFinalizerNames(const boost::json::object& metadata);
+
 }  // namespace kube::apiserver::rest

@@ -2,6 +2,8 @@
 // commonly trip over; messages are kube's.
 
 #include <map>
+#include <optional>
+#include <tuple>
 
 #include <boost/json.hpp>
 
@@ -113,6 +115,207 @@ void ValidateDataKeys(const json::object& obj, std::vector<FieldError>& errs, bo
   }
 }
 
+// ValidateSecret's per-type required keys.
+void ValidateSecretType(const json::object& obj, std::vector<FieldError>& errs) {
+  const auto type = StringAt(obj, "type");
+  const auto* data = ObjectAt(obj, "data");
+  auto has = [&](std::string_view key) { return data != nullptr && data->contains(key); };
+  auto required = [&](std::string_view key) {
+    if (!has(key)) errs.push_back(FieldError::Required("data[" + std::string(key) + "]"));
+  };
+  if (type == "kubernetes.io/service-account-token") {
+    const auto* ann = ObjectAt(MetadataOf(obj), "annotations");
+    if (ann == nullptr || StringAt(*ann, "kubernetes.io/service-account.name").empty()) {
+      errs.push_back(FieldError::Required("metadata.annotations[kubernetes.io/service-account.name]"));
+    }
+  } else if (type == "kubernetes.io/dockercfg") {
+    required(".dockercfg");
+  } else if (type == "kubernetes.io/dockerconfigjson") {
+    required(".dockerconfigjson");
+  } else if (type == "kubernetes.io/basic-auth") {
+    if (!has("username") && !has("password")) {
+      required("username");
+      required("password");
+    }
+  } else if (type == "kubernetes.io/ssh-auth") {
+    const auto* key = data != nullptr ? data->if_contains("ssh-privatekey") : nullptr;
+    if (key == nullptr || !key->is_string() || key->get_string().empty()) {
+      errs.push_back(FieldError::Required("data[ssh-privatekey]"));
+    }
+  } else if (type == "kubernetes.io/tls") {
+    required("tls.crt");
+    required("tls.key");
+  }
+}
+
+// intstr.IntOrString as Go's %#v prints it.
+std::string GoIntOrString(const json::value& v) {
+  if (v.is_string()) return "intstr.IntOrString{Type:1, IntVal:0, StrVal:" + QuoteJson(v.get_string()) + "}";
+  return "intstr.IntOrString{Type:0, IntVal:" + (v.is_int64() ? std::to_string(v.get_int64()) : std::string("0")) +
+         ", StrVal:\"\"}";
+}
+
+// ValidateDeploymentSpec's strategy and counters (after the selector and template).
+void ValidateDeploymentFields(const json::object& spec, std::vector<FieldError>& errs) {
+  const json::object empty;
+  const auto* strategy_p = ObjectAt(spec, "strategy");
+  const json::object& strategy = strategy_p != nullptr ? *strategy_p : empty;
+  const auto type = StringAt(strategy, "type");
+  const auto* rolling = ObjectAt(strategy, "rollingUpdate");
+  if (type == "Recreate") {
+    if (rolling != nullptr) {
+      errs.push_back(FieldError::Forbidden("spec.strategy.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'"));
+    }
+  } else if (type == "RollingUpdate") {
+    if (rolling == nullptr) {
+      errs.push_back(FieldError::Required("spec.strategy.rollingUpdate", "this should be defaulted and never be nil"));
+    } else {
+      auto value = [](const json::value* v, bool& percent) -> std::optional<int64_t> {
+        percent = false;
+        if (v == nullptr) return int64_t{0};
+        if (v->is_int64()) return v->get_int64();
+        if (!v->is_string()) return std::nullopt;
+        const std::string_view s(v->get_string().data(), v->get_string().size());
+        if (s.empty() || s.back() != '%') return std::nullopt;
+        percent = true;
+        try {
+          return std::stoll(std::string(s.substr(0, s.size() - 1)));
+        } catch (...) {
+          return std::nullopt;
+        }
+      };
+      const json::value* unavailable = rolling->if_contains("maxUnavailable");
+      const json::value* surge = rolling->if_contains("maxSurge");
+      bool pu = false;
+      bool ps = false;
+      const auto u = value(unavailable, pu);
+      const auto s = value(surge, ps);
+      for (auto [v, path, parsed] : {std::tuple{unavailable, "spec.strategy.rollingUpdate.maxUnavailable", u},
+                                     std::tuple{surge, "spec.strategy.rollingUpdate.maxSurge", s}}) {
+        if (v == nullptr) continue;
+        if (!parsed) {
+          errs.push_back(InvalidGo(path, GoIntOrString(*v),
+                                   "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or "
+                                   "'93%', regex used for validation is '[0-9]+%')"));
+        } else if (*parsed < 0) {
+          errs.push_back(InvalidGo(path, GoIntOrString(*v), "must be greater than or equal to 0"));
+        }
+      }
+      if (u && s && *u == 0 && *s == 0 && unavailable != nullptr) {
+        errs.push_back(InvalidGo("spec.strategy.rollingUpdate.maxUnavailable", GoIntOrString(*unavailable),
+                                 "may not be 0 when `maxSurge` is 0"));
+      }
+      if (u && pu && *u > 100) {
+        errs.push_back(InvalidGo("spec.strategy.rollingUpdate.maxUnavailable", GoIntOrString(*unavailable),
+                                 "must not be greater than 100%"));
+      }
+    }
+  } else {
+    FieldError e = FieldError::NotSupported("spec.strategy", "", {"Recreate", "RollingUpdate"});
+    e.bad_value_go = "apps.DeploymentStrategy{Type:" + QuoteJson(type) +
+                     ", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}";
+    if (rolling == nullptr) errs.push_back(std::move(e));
+  }
+  auto non_negative = [&](std::string_view member) {
+    if (const auto* v = spec.if_contains(member); v != nullptr && v->is_int64() && v->get_int64() < 0) {
+      errs.push_back(FieldError::Invalid("spec." + std::string(member), std::to_string(v->get_int64()),
+                                         "must be greater than or equal to 0"));
+    }
+  };
+  non_negative("minReadySeconds");
+  non_negative("revisionHistoryLimit");
+  if (const auto* p = spec.if_contains("progressDeadlineSeconds"); p != nullptr && p->is_int64()) {
+    non_negative("progressDeadlineSeconds");
+    const auto* m = spec.if_contains("minReadySeconds");
+    const int64_t min_ready = m != nullptr && m->is_int64() ? m->get_int64() : 0;
+    if (p->get_int64() <= min_ready) {
+      errs.push_back(FieldError::Invalid("spec.progressDeadlineSeconds", std::to_string(p->get_int64()),
+                                         "must be greater than minReadySeconds"));
+    }
+  }
+}
+
+// ValidatePolicyRule for Roles and ClusterRoles; ValidateRoleBinding's roleRef and subjects.
+void ValidateRbac(const ResourceInfo& info, const json::object& obj, std::vector<FieldError>& errs) {
+  const bool namespaced = info.namespaced;
+  if (info.kind == "Role" || info.kind == "ClusterRole") {
+    const auto* rules = obj.if_contains("rules");
+    if (rules == nullptr || !rules->is_array()) return;
+    std::size_t i = 0;
+    for (const auto& rule : rules->get_array()) {
+      const std::string path = "rules[" + std::to_string(i++) + "]";
+      if (!rule.is_object()) continue;
+      const auto& r = rule.get_object();
+      auto size = [&](std::string_view key) {
+        const auto* v = r.if_contains(key);
+        return v != nullptr && v->is_array() ? v->get_array().size() : 0;
+      };
+      if (size("verbs") == 0) errs.push_back(FieldError::Required(path + ".verbs", "verbs must contain at least one value"));
+      if (size("nonResourceURLs") > 0) {
+        const std::string urls = GoStringSlice(r.if_contains("nonResourceURLs"));
+        if (namespaced) errs.push_back(InvalidGo(path + ".nonResourceURLs", urls, "namespaced rules cannot apply to non-resource URLs"));
+        if (size("apiGroups") > 0 || size("resources") > 0 || size("resourceNames") > 0) {
+          errs.push_back(InvalidGo(path + ".nonResourceURLs", urls,
+                                   "rules cannot apply to both regular resources and non-resource URLs"));
+        }
+        continue;
+      }
+      if (size("apiGroups") == 0) {
+        errs.push_back(FieldError::Required(path + ".apiGroups", "resource rules must supply at least one api group"));
+      }
+      if (size("resources") == 0) {
+        errs.push_back(FieldError::Required(path + ".resources", "resource rules must supply at least one resource"));
+      }
+    }
+    return;
+  }
+  const json::object empty;
+  const auto* ref_p = ObjectAt(obj, "roleRef");
+  const json::object& ref = ref_p != nullptr ? *ref_p : empty;
+  if (const auto group = StringAt(ref, "apiGroup"); group != "rbac.authorization.k8s.io") {
+    errs.push_back(FieldError::NotSupported("roleRef.apiGroup", QuoteJson(group), {"rbac.authorization.k8s.io"}));
+  }
+  const auto kind = StringAt(ref, "kind");
+  if (namespaced) {
+    if (kind != "Role" && kind != "ClusterRole") {
+      errs.push_back(FieldError::NotSupported("roleRef.kind", QuoteJson(kind), {"Role", "ClusterRole"}));
+    }
+  } else if (kind != "ClusterRole") {
+    errs.push_back(FieldError::NotSupported("roleRef.kind", QuoteJson(kind), {"ClusterRole"}));
+  }
+  const auto name = StringAt(ref, "name");
+  if (name.empty()) {
+    errs.push_back(FieldError::Required("roleRef.name"));
+  } else {
+    for (auto& msg : IsValidPathSegmentName(name)) errs.push_back(FieldError::Invalid("roleRef.name", QuoteJson(name), msg));
+  }
+  const auto* subjects = obj.if_contains("subjects");
+  if (subjects == nullptr || !subjects->is_array()) return;
+  std::size_t i = 0;
+  for (const auto& subject : subjects->get_array()) {
+    const std::string path = "subjects[" + std::to_string(i++) + "]";
+    if (!subject.is_object()) continue;
+    const auto& sub = subject.get_object();
+    const auto sname = StringAt(sub, "name");
+    const auto skind = StringAt(sub, "kind");
+    const auto group = StringAt(sub, "apiGroup");
+    if (sname.empty()) errs.push_back(FieldError::Required(path + ".name"));
+    if (skind == "ServiceAccount") {
+      if (!sname.empty()) {
+        for (auto& msg : IsDns1123Subdomain(sname)) errs.push_back(FieldError::Invalid(path + ".name", QuoteJson(sname), msg));
+      }
+      if (!group.empty()) errs.push_back(FieldError::NotSupported(path + ".apiGroup", QuoteJson(group), {""}));
+      if (!namespaced && StringAt(sub, "namespace").empty()) errs.push_back(FieldError::Required(path + ".namespace"));
+    } else if (skind == "User" || skind == "Group") {
+      if (group != "rbac.authorization.k8s.io") {
+        errs.push_back(FieldError::NotSupported(path + ".apiGroup", QuoteJson(group), {"rbac.authorization.k8s.io"}));
+      }
+    } else {
+      errs.push_back(FieldError::NotSupported(path + ".kind", QuoteJson(skind), {"ServiceAccount", "User", "Group"}));
+    }
+  }
+}
+
 void ValidateReplicas(const json::object& spec, std::vector<FieldError>& errs) {
   if (const auto* r = spec.if_contains("replicas"); r != nullptr && r->is_int64() && r->get_int64() < 0) {
     errs.push_back(FieldError::Invalid("spec.replicas", std::to_string(r->get_int64()),
@@ -132,6 +335,11 @@ void ValidateWorkload(const json::object& obj, std::vector<FieldError>& errs) {
   const auto* selector = spec->if_contains("selector");
   if (selector == nullptr || selector->is_null()) {
     errs.push_back(FieldError::Required("spec.selector"));
+    // A missing selector selects nothing: the template's labels do not match it either.
+    const auto* tmpl = ObjectAt(*spec, "template");
+    const auto* tmeta = tmpl != nullptr ? ObjectAt(*tmpl, "metadata") : nullptr;
+    errs.push_back(InvalidGo("spec.template.metadata.labels", GoStringMap(tmeta != nullptr ? ObjectAt(*tmeta, "labels") : nullptr),
+                             "`selector` does not match template `labels`"));
   } else {
     auto sel = LabelSelector::FromLabelSelectorJson(*selector);
     if (!sel.ok()) {
@@ -256,6 +464,37 @@ void ValidateLease(const json::object& obj, std::vector<FieldError>& errs) {
   }
 }
 
+// ValidateDeploymentStatus / ValidateReplicaSetStatus: counters not negative, none above replicas.
+void ValidateWorkloadStatus(BuiltinKind kind, const json::object& obj, std::vector<FieldError>& errs) {
+  const auto* status = ObjectAt(obj, "status");
+  if (status == nullptr) return;
+  auto get = [&](std::string_view k) {
+    const auto* v = status->if_contains(k);
+    return v != nullptr && v->is_int64() ? v->get_int64() : 0;
+  };
+  const bool deployment = kind == BuiltinKind::kDeployment;
+  const std::vector<std::string_view> counters =
+      deployment ? std::vector<std::string_view>{"observedGeneration", "replicas", "updatedReplicas", "readyReplicas",
+                                                 "availableReplicas", "unavailableReplicas"}
+                 : std::vector<std::string_view>{"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas",
+                                                 "observedGeneration"};
+  for (auto c : counters) {
+    if (get(c) < 0) {
+      errs.push_back(FieldError::Invalid("status." + std::string(c), std::to_string(get(c)), "must be greater than or equal to 0"));
+    }
+  }
+  const int64_t replicas = get("replicas");
+  for (std::string_view c : {deployment ? "updatedReplicas" : "fullyLabeledReplicas", "readyReplicas", "availableReplicas"}) {
+    if (get(c) > replicas) {
+      errs.push_back(FieldError::Invalid("status." + std::string(c), std::to_string(get(c)), "cannot be greater than status.replicas"));
+    }
+  }
+  if (get("availableReplicas") > get("readyReplicas")) {
+    errs.push_back(FieldError::Invalid("status.availableReplicas", std::to_string(get("availableReplicas")),
+                                       "cannot be greater than readyReplicas"));
+  }
+}
+
 // ConfigMaps and Secrets marked `immutable: true` keep their data and the mark.
 void ValidateImmutableData(const json::object& obj, const json::object& old, std::vector<FieldError>& errs) {
   const auto* was = old.if_contains("immutable");
@@ -368,6 +607,7 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, const json:
       break;
     case BuiltinKind::kSecret:
       ValidateDataKeys(obj, errs, false);
+      ValidateSecretType(obj, errs);
       break;
     case BuiltinKind::kPod: {
       const auto* spec = ObjectAt(obj, "spec");
@@ -385,6 +625,11 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, const json:
     case BuiltinKind::kDeployment:
     case BuiltinKind::kReplicaSet:
       ValidateWorkload(obj, errs);
+      if (KindOf(info) == BuiltinKind::kDeployment) {
+        const json::object empty;
+        const auto* spec = ObjectAt(obj, "spec");
+        ValidateDeploymentFields(spec != nullptr ? *spec : empty, errs);
+      }
       break;
     case BuiltinKind::kLease:
       ValidateLease(obj, errs);
@@ -394,6 +639,7 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, const json:
       ValidateLegacyEvent(obj, via_events_v1, errs);
       break;
     case BuiltinKind::kGeneric:
+      if (info.group == "rbac.authorization.k8s.io") ValidateRbac(info, obj, errs);
       ValidateGenericKind(info, obj, errs);  // CRDs and custom resources (schema_validation.hpp)
       break;
     case BuiltinKind::kNamespace:
@@ -408,6 +654,9 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, const json:
 std::vector<FieldError> ValidateCreate(const ResourceInfo& info, const json::object& obj,
                                        bool via_events_v1) {
   std::vector<FieldError> errs = ValidateObjectMeta(MetadataOf(obj), NameRuleFor(info));
+  if (KindOf(info) != BuiltinKind::kGeneric || info.group == "rbac.authorization.k8s.io") {
+    for (auto& e : ValidateKubeFinalizerNames(MetadataOf(obj))) errs.push_back(std::move(e));
+  }
   ValidateKind(info, obj, nullptr, via_events_v1, errs);
   if (via_events_v1) ValidateEventsV1Create(obj, errs);
   return errs;
@@ -416,10 +665,16 @@ std::vector<FieldError> ValidateCreate(const ResourceInfo& info, const json::obj
 std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const json::object& obj,
                                        const json::object& old) {
   std::vector<FieldError> errs = ValidateObjectMeta(MetadataOf(obj), NameRuleFor(info));
+  if (KindOf(info) != BuiltinKind::kGeneric || info.group == "rbac.authorization.k8s.io") {
+    for (auto& e : ValidateKubeFinalizerNames(MetadataOf(obj))) errs.push_back(std::move(e));
+  }
   const auto uid = StringAt(MetadataOf(obj), "uid");
   const auto old_uid = StringAt(MetadataOf(old), "uid");
   if (uid != old_uid) errs.push_back(FieldError::Invalid("metadata.uid", QuoteJson(uid), "field is immutable"));
   ValidateKind(info, obj, &old, false, errs);
+  // The ReplicaSet strategy validates the new spec twice (ValidateReplicaSet, then
+  // ValidateReplicaSetUpdate); the message drops repeats, the causes keep them.
+  if (KindOf(info) == BuiltinKind::kReplicaSet) ValidateKind(info, obj, &old, false, errs);
   if (IsCrdResource(info)) {
     for (auto& e : ValidateCrdUpdate(obj, old)) errs.push_back(std::move(e));
   }
@@ -433,6 +688,7 @@ std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const json::obj
       errs.push_back(InvalidGo("spec.selector", GoLabelSelector(*sel), "field is immutable"));
     }
   }
+  if (kind == BuiltinKind::kDeployment || kind == BuiltinKind::kReplicaSet) ValidateWorkloadStatus(kind, obj, errs);
   if (kind == BuiltinKind::kConfigMap || kind == BuiltinKind::kSecret) ValidateImmutableData(obj, old, errs);
   if (kind == BuiltinKind::kSecret && StringAt(obj, "type") != StringAt(old, "type")) {
     errs.push_back(FieldError::Invalid("type", QuoteJson(StringAt(obj, "type")), "field is immutable"));

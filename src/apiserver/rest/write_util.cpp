@@ -439,8 +439,7 @@ Result<void> CheckNameAndNamespace(const Request& r, const json::object& obj) {
   }
   const auto ns = StringAt(meta, "namespace");
   if (r.info->namespaced && !ns.empty() && ns != r.Namespace()) {
-    return NewBadRequest("the namespace of the object (" + std::string(ns) +
-                         ") does not match the namespace on the URL (" + r.Namespace() + ")");
+    return NewBadRequest("the namespace of the provided object does not match the namespace sent on the request");
   }
   return Ok();
 }
@@ -455,6 +454,17 @@ Result<WriteResult> DeleteStored(const Env& env, const GroupResource& gr, std::s
                                 [&](Revision rv) -> Result<std::string> { return tombstone.At(rv); });
   if (!rev.ok()) return MapStorageError(rev.error(), gr, name);
   return WriteResult{*kv.value, *rev, false, true};
+}
+
+std::string KubeStorageKey(const ResourceInfo& info, std::string_view ns, std::string_view name) {
+  // kube-apiserver's etcd keys: built-in resources under their plural (services under
+  // services/specs), custom resources under their group.
+  std::string key = "/registry/";
+  if (KindOf(info) == BuiltinKind::kGeneric && info.group != "rbac.authorization.k8s.io") key += info.group + "/";
+  key += info.resource == "services" ? std::string("services/specs") : info.resource;
+  key += "/";
+  if (info.namespaced) key += std::string(ns) + "/";
+  return key + std::string(name);
 }
 
 Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresource sub,
@@ -483,6 +493,17 @@ Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresour
     auto desired = fn(*current, kv->mod_revision);
     if (!desired.ok()) return std::move(desired).error();
     json::object obj = std::move(*desired);
+    // A PUT names the uid it expects: kube's storage precondition, a Conflict.
+    if (r.http.method == "PUT" && sub == Subresource::kNone) {
+      const auto uid = StringAt(MetadataOf(obj), "uid");
+      const auto current_uid = StringAt(MetadataOf(*current), "uid");
+      if (!uid.empty() && uid != current_uid) {
+        return NewConflict(r.Gr(), r.path.name,
+                           "StorageError: invalid object, Code: 4, Key: " + KubeStorageKey(info, r.path.ns, r.path.name) +
+                               ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: " +
+                               std::string(uid) + ", UID in object meta: " + std::string(current_uid));
+      }
+    }
     // managedFields are the field manager's business, not the strategy's (a CR's /status keeps
     // its old metadata otherwise).
     json::value managed_fields;

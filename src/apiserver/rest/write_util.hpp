@@ -82,6 +82,10 @@ Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresour
                                      const UpdateFn& fn, const CreateFn& on_missing, bool dry_run,
                                      bool track_managed_fields = true);
 
+/// The key kube-apiserver stores the object under in etcd (`/registry/configmaps/NS/NAME`), for
+/// the messages that name it.
+std::string KubeStorageKey(const ResourceInfo& info, std::string_view ns, std::string_view name);
+
 /// The manager of a write: the `fieldManager` query parameter, else kube's prefix of the
 /// User-Agent (the part before the first '/'); `apiVersion` of the request's resource, the
 /// subresource name ("status", "scale", "finalize") and the clock's time (RFC 3339 seconds).

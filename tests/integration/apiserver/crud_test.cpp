@@ -302,9 +302,9 @@ TEST_F(CrudTest, PatchTypes) {
   auto smp_not_object = client().Patch(path, R"([1])", "application/strategic-merge-patch+json");
   EXPECT_EQ(smp_not_object.status, 400) << smp_not_object.body;
   // Lists and directives follow the type's merge keys (details in strategic_merge_test.cpp).
-  auto fin = client().Patch(path, R"({"metadata":{"finalizers":["x"]}})", "application/strategic-merge-patch+json");
+  auto fin = client().Patch(path, R"({"metadata":{"finalizers":["example.com/x"]}})", "application/strategic-merge-patch+json");
   ASSERT_EQ(fin.status, 200) << fin.body;
-  EXPECT_EQ(Str(fin.Json(), {"metadata", "finalizers"}), R"(["x"])");
+  EXPECT_EQ(Str(fin.Json(), {"metadata", "finalizers"}), R"(["example.com/x"])");
   auto replace = client().Patch(path, R"({"data":{"$patch":"replace","k":"y"}})", "application/strategic-merge-patch+json");
   ASSERT_EQ(replace.status, 200) << replace.body;
   EXPECT_EQ(Str(replace.Json(), {"data"}), R"({"k":"y"})");

@@ -179,6 +179,7 @@ TEST_F(ClientIntegrationTest, UpdateStatusAndScaleSubresourcesOfADeployment) {
   auto created = api.Create(*dep);
   ASSERT_TRUE(created.ok()) << created.error().message;
   ObjectBuilder status(**created);
+  ASSERT_TRUE(status.Set("/status/replicas", 1).ok());  // no counter may exceed replicas
   ASSERT_TRUE(status.Set("/status/readyReplicas", 1).ok());
   auto updated = api.UpdateStatus(*status.Build().value());
   ASSERT_TRUE(updated.ok()) << updated.error().message;

@@ -234,6 +234,7 @@ TEST_F(ControllerUtilIntegrationTest, UpdateStatusWritesObservedGeneration) {
   });
   ASSERT_TRUE(created.ok()) << created.error().message;
   auto updated = UpdateStatus(deployments, {"default", "web"}, [](ObjectBuilder& b) {
+    if (auto ok = b.Set("/status/replicas", 2); !ok.ok()) return ok;  // no counter may exceed replicas
     return b.Set("/status/readyReplicas", 2);
   });
   ASSERT_TRUE(updated.ok()) << updated.error().message;

@@ -68,7 +68,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::error_code ec;
-  std::filesystem::create_directories(data_dir, ec);
+  // A new data dir is its owner's alone (it holds the database, the keys and the token).
+  if (std::filesystem::create_directories(data_dir, ec) && !ec) {
+    std::filesystem::permissions(data_dir, std::filesystem::perms::owner_all, ec);
+  }
   if (ec) {
     std::fprintf(stderr, "error: --data-dir %s: %s\n", data_dir.c_str(), ec.message().c_str());
     return 1;

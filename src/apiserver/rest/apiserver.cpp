@@ -12,6 +12,7 @@
 #include <kube/core/status.hpp>
 #include <kube/core/time.hpp>
 
+#include "apiserver/http/file_util.hpp"
 #include "apiserver/controllers/controllers.hpp"
 #include "apiserver/controllers/crd_controller.hpp"
 #include "apiserver/rest/codec.hpp"
@@ -120,9 +121,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->clock = options.clock != nullptr ? options.clock : &RealClock::Instance();
   if (!options.data_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options.data_dir, ec);
-    if (ec) return InternalError("create data dir " + options.data_dir + ": " + ec.message());
+    // The data dir holds Secrets and the server's keys: only its owner may look inside.
+    auto made = internal::MakeDirs(options.data_dir, 0700);
+    if (!made.ok()) return InternalError("create data dir " + options.data_dir + ": " + made.error().message);
   }
   StorageOptions storage_options = options.storage_options;
   if (storage_options.clock == nullptr) storage_options.clock = impl->clock;

@@ -1,5 +1,8 @@
 #include "apiserver/storage/sqlite_db.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <sqlite3.h>
 
 #include <utility>
@@ -98,6 +101,9 @@ bool SqliteStatement::ColumnIsNull(int column) const {
 }
 
 Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
+  // The database holds Secrets: a new one is its owner's alone (SQLite gives the -wal and -shm
+  // files the database's mode).
+  if (const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600); fd >= 0) ::close(fd);
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db,
                                  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,

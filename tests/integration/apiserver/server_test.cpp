@@ -128,5 +128,27 @@ TEST(ApiServerStart, SqliteStateSurvivesARestart) {
   EXPECT_GT(std::stoll(ApiServerTest::Rv(next.Json())), std::stoll(rv)) << "revisions keep increasing";
 }
 
+TEST(ApiServerStart, TheDataDirAndTheDatabaseAreTheOwnersAlone) {
+  TempDir parent;
+  ApiServerOptions o = PlainOptions();
+  o.data_dir = parent.str() + "/data";  // created by the server
+  o.storage = ApiServerOptions::StorageKind::kSqlite;
+  auto server = ApiServer::Start(o);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  HttpClient client((*server)->port());
+  ASSERT_EQ(client.Post("/api/v1/namespaces/default/secrets", R"({"metadata":{"name":"s"},"data":{"k":"dg=="}})").status, 201);
+  auto mode = [](const std::string& path) {
+    return fs::status(path).permissions() & (fs::perms::all);
+  };
+  EXPECT_EQ(mode(o.data_dir), fs::perms::owner_all);
+  EXPECT_EQ(mode(o.data_dir + "/kubecpp.db"), fs::perms::owner_read | fs::perms::owner_write);
+  for (const char* suffix : {"-wal", "-shm"}) {
+    const std::string path = o.data_dir + "/kubecpp.db" + suffix;
+    if (fs::exists(path)) {
+      EXPECT_EQ(mode(path), fs::perms::owner_read | fs::perms::owner_write) << path;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kube::apiserver::testing

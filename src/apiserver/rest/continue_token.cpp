@@ -1,3 +1,4 @@
+#include "apiserver/rest/go_json.hpp"
 #include "apiserver/rest/continue_token.hpp"
 
 #include <array>
@@ -130,7 +131,10 @@ Result<ContinuePosition> DecodeContinue(std::string_view token, std::string_view
                    std::to_string(at));
   }
   auto parsed = ParseJson(raw);
-  if (!parsed.ok()) return Invalid(std::string(kNotValid) + ": " + parsed.error().message);
+  if (!parsed.ok()) {
+    const std::string go = GoJsonSyntaxError(raw);
+    return Invalid(std::string(kNotValid) + ": " + (go.empty() ? parsed.error().message : go));
+  }
   if (!parsed->is_object()) {
     return Invalid(std::string(kNotValid) + ": json: cannot unmarshal " +
                    std::string(JsonTypeName(*parsed)) + " into Go value of type storage.continueToken");

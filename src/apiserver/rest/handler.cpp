@@ -43,10 +43,9 @@ class Handler final {
     if (!path) return RespondNotFoundPage(w);
     ResourcePtr info = env_.registry.Find(path->group, path->version, path->resource);
     if (info == nullptr) {
-      // A served group-version answers for its unknown resources with a Status (go-restful's
-      // route miss inside the group-version's web service); anything else is not a route at all.
-      return ServesGroupVersion(path->group, path->version) ? RespondError(w, NewNoResource())
-                                                             : RespondNotFoundPage(w);
+      // A served group answers for its unknown versions and resources with a Status (go-restful's
+      // route miss inside the group's web service); anything else is not a route at all.
+      return ServesGroup(path->group) ? RespondError(w, NewNoResource()) : RespondNotFoundPage(w);
     }
     if (!info->namespaced && path->has_namespace) return RespondNotFoundPage(w);
     if (info->namespaced && !path->has_namespace && !path->name.empty()) return RespondNotFoundPage(w);
@@ -60,9 +59,10 @@ class Handler final {
   }
 
  private:
-  bool ServesGroupVersion(std::string_view group, std::string_view version) const {
+  // A served group answers for unknown versions and resources with a Status.
+  bool ServesGroup(std::string_view group) const {
     for (const auto& info : env_.registry.All()) {
-      if (info->group == group && info->version == version) return true;
+      if (info->group == group) return true;
     }
     return false;
   }

@@ -13,8 +13,10 @@
 #include <kube/core/status.hpp>
 #include <kube/core/time.hpp>
 
+#include "apiserver/rest/apply.hpp"
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/crd.hpp"
+#include "apiserver/rest/go_json.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/schema_validation.hpp"
 #include "apiserver/rest/url.hpp"
@@ -255,14 +257,32 @@ Result<json::object> DecodeBody(const Request& r, std::string_view body,
     if (!decoded.ok()) return std::move(decoded).error();
     return DecodeObject(r, std::move(*decoded), expected_api_version, expected_kind);
   }
+  if (media == "application/yaml") {
+    // kubectl --raw and client libraries may send YAML; kube converts it to JSON (YAML 1.1
+    // scalars: `y` is true) and decodes that. A body that is not YAML is a 400 with its summary.
+    auto parsed = ParseYaml(body);
+    if (!parsed.ok()) {
+      constexpr std::size_t kSummary = 30;
+      std::string summary = body.empty() ? "<empty>" : HexEncode(body.substr(0, kSummary));
+      if (body.size() > kSummary) summary += " ...";
+      std::string message = parsed.error().message;
+      if (message.starts_with("error decoding YAML: ")) message.erase(0, 21);
+      return NewBadRequest("the object provided is unrecognized (must be of type " + std::string(expected_kind) +
+                           "): " + message + " (" + summary + ")");
+    }
+    return DecodeObject(r, std::move(*parsed), expected_api_version, expected_kind);
+  }
   if (!media.empty() && media != "application/json" && media != "*/*") {
-    if (!takes_protobuf) return NewUnsupportedMediaType({"application/json"});
-    return NewUnsupportedMediaType({"application/json", std::string(protobuf::kMediaType)});
+    if (!takes_protobuf) return NewUnsupportedMediaType({"application/json", "application/yaml"});
+    return NewUnsupportedMediaType({"application/json", "application/yaml", std::string(protobuf::kMediaType)});
   }
   auto parsed = ParseJson(body);
-  if (!parsed.ok()) {
-    return NewBadRequest("the object provided is unrecognized (must be of type " +
-                         std::string(expected_kind) + "): " + parsed.error().message);
+  if (!parsed.ok() || !parsed->is_object()) {
+    // Go's words for it, as kube's decoder reads the type information first.
+    std::string detail = GoTypeMetaError(body);
+    if (detail.empty()) detail = parsed.ok() ? "expected a JSON object" : parsed.error().message;
+    return NewBadRequest("the object provided is unrecognized (must be of type " + std::string(expected_kind) + "): " +
+                         detail);
   }
   return DecodeObject(r, std::move(*parsed), expected_api_version, expected_kind);
 }
@@ -286,9 +306,10 @@ Result<json::object> DecodeObject(const Request& r, json::value value,
                          std::string(expected_kind) + "): unknown conversion");
   }
   if (!api_version.empty() && api_version != expected_api_version) {
-    return NewBadRequest("the API version in the data (" + std::string(api_version) +
-                         ") does not match the expected API version (" +
-                         std::string(expected_api_version) + ")");
+    return NewBadRequest(std::string(expected_kind) + " in version " + QuoteJson(info.version) + " cannot be handled as a " +
+                         std::string(expected_kind) + ": no kind " +
+                         QuoteJson(kind.empty() ? expected_kind : kind) + " is registered for version " +
+                         QuoteJson(api_version) + " in scheme \"pkg/runtime/scheme.go:100\"");
   }
   // Defaults from the URL, as kube's decoder does for a body without type information.
   obj["kind"] = expected_kind;
@@ -334,13 +355,16 @@ Result<void> AdmitNamespace(const Env& env, const Request& r, bool creating, std
 Result<bool> ValidateWriteOptions(const std::vector<std::string>& dry_run,
                                   std::string_view field_validation, std::string_view options_kind) {
   std::vector<FieldError> errs;
-  for (const auto& v : dry_run) {
-    if (v != kDryRunAll) errs.push_back(FieldError::NotSupported("dryRun", QuoteJson(v), {"All"}));
+  // ValidateDryRun: one error naming the whole list.
+  if (std::any_of(dry_run.begin(), dry_run.end(), [](const std::string& v) { return v != kDryRunAll; })) {
+    json::array values;
+    for (const auto& v : dry_run) values.emplace_back(v);
+    errs.push_back(FieldError::NotSupported("dryRun", json::serialize(values), {"All"}));
   }
   if (field_validation != "" && field_validation != "Ignore" && field_validation != "Warn" &&
       field_validation != "Strict") {
     errs.push_back(FieldError::NotSupported("fieldValidation", QuoteJson(field_validation),
-                                            {"", "Ignore", "Warn", "Strict"}));
+                                            {"", "Ignore", "Strict", "Warn"}));
   }
   if (!errs.empty()) return NewInvalid({"meta.k8s.io", std::string(options_kind)}, "", errs);
   return !dry_run.empty();

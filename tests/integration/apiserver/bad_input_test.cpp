@@ -72,7 +72,7 @@ TEST_F(BadInputTest, MalformedJsonBodies) {
   }
   // Valid JSON of the wrong shape.
   ExpectStatus(client().Post(std::string(kCm), "[1,2]"), 400, "BadRequest",
-               "the object provided is unrecognized (must be of type ConfigMap): expected a JSON object, found array");
+               "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b312c325d)");
   ExpectStatus(client().Post(std::string(kCm), R"({"metadata":{"name":"a","labels":["x"]}})"), 400, "BadRequest");
   ExpectStatus(client().Post(std::string(kCm), R"({"metadata":{"name":"a"},"data":{"k":1}})"), 400, "BadRequest",
                "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go "
@@ -145,11 +145,13 @@ TEST_F(BadInputTest, WrongKindOrApiVersionForTheUrl) {
                "unknown conversion");
   ExpectStatus(client().Post(std::string(kCm), R"({"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"a"}})"),
                400, "BadRequest",
-               "the API version in the data (apps/v1) does not match the expected API version (v1)");
+               "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: no kind \"ConfigMap\" is registered for "
+               "version \"apps/v1\" in scheme \"pkg/runtime/scheme.go:100\"");
   ExpectStatus(client().Post("/apis/apps/v1/namespaces/default/deployments",
                              R"({"apiVersion":"v1","kind":"Deployment","metadata":{"name":"a"}})"),
                400, "BadRequest",
-               "the API version in the data (v1) does not match the expected API version (apps/v1)");
+               "Deployment in version \"v1\" cannot be handled as a Deployment: no kind \"Deployment\" is registered for "
+               "version \"v1\" in scheme \"pkg/runtime/scheme.go:100\"");
   ExpectStatus(client().Post("/apis/apps/v1/namespaces/default/deployments",
                              R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"a"}})"),
                400, "BadRequest");

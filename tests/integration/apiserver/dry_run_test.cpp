@@ -57,7 +57,7 @@ TEST_F(DryRunTest, PatchAndDeleteStoreNothing) {
   auto bad = client().Patch(std::string(kCm) + "p?dryRun=Some", R"({})", "application/merge-patch+json");
   EXPECT_EQ(bad.status, 422);
   EXPECT_EQ(Str(bad.Json(), {"message"}),
-            "PatchOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: \"Some\": supported values: \"All\"");
+            "PatchOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"Some\"}: supported values: \"All\"");
 }
 
 TEST_F(DryRunTest, NoWatchEventForADryRun) {

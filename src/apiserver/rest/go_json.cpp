@@ -1,0 +1,228 @@
+#include "apiserver/rest/go_json.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <vector>
+
+namespace kube::apiserver::rest {
+namespace {
+
+// Go's quoteChar: a byte as a quoted rune literal.
+std::string QuoteChar(unsigned char c) {
+  if (c == '\'') return "'\\''";
+  if (c == '"') return "'\"'";
+  if (c >= 0x20 && c < 0x7f) return std::string("'") + static_cast<char>(c) + "'";
+  if (c >= 0xa0 && c != 0xad) {  // a printable Latin-1 rune: strconv.Quote keeps it, UTF-8 encoded
+    return std::string("'") + static_cast<char>(0xc0 | (c >> 6)) + static_cast<char>(0x80 | (c & 0x3f)) + "'";
+  }
+  char buf[16];
+  switch (c) {
+    case '\n':
+      return "'\\n'";
+    case '\r':
+      return "'\\r'";
+    case '\t':
+      return "'\\t'";
+    default:
+      std::snprintf(buf, sizeof(buf), c < 0x20 || c == 0x7f ? "'\\x%02x'" : "'\\u%04x'", c);
+      return buf;
+  }
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// A recursive-descent scanner that stops at the first error, with the context Go names.
+class Scanner {
+ public:
+  explicit Scanner(std::string_view s) : s_(s) {}
+
+  std::string Run() {
+    SkipSpace();
+    if (!Value()) return error_;
+    SkipSpace();
+    if (i_ < s_.size()) return Invalid("after top-level value");
+    return "";
+  }
+
+ private:
+  std::string Invalid(std::string_view context) {
+    error_ = "invalid character " + QuoteChar(static_cast<unsigned char>(s_[i_])) + " " + std::string(context);
+    return error_;
+  }
+  bool Fail(std::string_view context) {
+    if (i_ >= s_.size()) {
+      error_ = "unexpected end of JSON input";
+    } else {
+      Invalid(context);
+    }
+    return false;
+  }
+  void SkipSpace() {
+    while (i_ < s_.size() && IsSpace(s_[i_])) ++i_;
+  }
+  bool Value() {
+    if (i_ >= s_.size()) return Fail("");
+    const char c = s_[i_];
+    if (c == '{') return Object();
+    if (c == '[') return Array();
+    if (c == '"') return String();
+    if (c == '-' || IsDigit(c)) return Number();
+    if (c == 't') return Literal("true");
+    if (c == 'f') return Literal("false");
+    if (c == 'n') return Literal("null");
+    return Fail("looking for beginning of value");
+  }
+  bool Literal(std::string_view word) {
+    for (std::size_t k = 0; k < word.size(); ++k, ++i_) {
+      if (i_ >= s_.size() || s_[i_] != word[k]) {
+        return Fail("in literal " + std::string(word) + " (expecting " + QuoteChar(static_cast<unsigned char>(word[k])) + ")");
+      }
+    }
+    return true;
+  }
+  bool Number() {
+    if (s_[i_] == '-') {
+      ++i_;
+      if (i_ >= s_.size() || !IsDigit(s_[i_])) return Fail("in numeric literal");
+    }
+    if (s_[i_] == '0') {
+      ++i_;
+    } else {
+      while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
+    }
+    if (i_ < s_.size() && s_[i_] == '.') {
+      ++i_;
+      if (i_ >= s_.size() || !IsDigit(s_[i_])) return Fail("after decimal point in numeric literal");
+      while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
+    }
+    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      ++i_;
+      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+      if (i_ >= s_.size() || !IsDigit(s_[i_])) return Fail("in exponent of numeric literal");
+      while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
+    }
+    return true;
+  }
+  bool String() {
+    ++i_;  // the opening quote
+    while (i_ < s_.size()) {
+      const auto c = static_cast<unsigned char>(s_[i_]);
+      if (c == '"') {
+        ++i_;
+        return true;
+      }
+      if (c < 0x20) return Fail("in string literal");
+      if (c == '\\') {
+        ++i_;
+        if (i_ >= s_.size()) return Fail("");
+        const char e = s_[i_];
+        if (e == 'u') {
+          for (int k = 0; k < 4; ++k) {
+            ++i_;
+            if (i_ >= s_.size()) return Fail("");
+            if (!std::isxdigit(static_cast<unsigned char>(s_[i_]))) return Fail("in \\u hexadecimal character escape");
+          }
+        } else if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) {
+          return Fail("in string escape code");
+        }
+      }
+      ++i_;
+    }
+    return Fail("");
+  }
+  bool Object() {
+    ++i_;
+    SkipSpace();
+    if (i_ < s_.size() && s_[i_] == '}') {
+      ++i_;
+      return true;
+    }
+    while (true) {
+      SkipSpace();
+      if (i_ >= s_.size() || s_[i_] != '"') return Fail("looking for beginning of object key string");
+      if (!String()) return false;
+      SkipSpace();
+      if (i_ >= s_.size() || s_[i_] != ':') return Fail("after object key");
+      ++i_;
+      SkipSpace();
+      if (!Value()) return false;
+      SkipSpace();
+      if (i_ < s_.size() && s_[i_] == ',') {
+        ++i_;
+        continue;
+      }
+      if (i_ < s_.size() && s_[i_] == '}') {
+        ++i_;
+        return true;
+      }
+      return Fail("after object key:value pair");
+    }
+  }
+  bool Array() {
+    ++i_;
+    SkipSpace();
+    if (i_ < s_.size() && s_[i_] == ']') {
+      ++i_;
+      return true;
+    }
+    while (true) {
+      SkipSpace();
+      if (!Value()) return false;
+      SkipSpace();
+      if (i_ < s_.size() && s_[i_] == ',') {
+        ++i_;
+        continue;
+      }
+      if (i_ < s_.size() && s_[i_] == ']') {
+        ++i_;
+        return true;
+      }
+      return Fail("after array element");
+    }
+  }
+
+  std::string_view s_;
+  std::size_t i_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+std::string GoJsonSyntaxError(std::string_view text) { return Scanner(text).Run(); }
+
+std::string SummarizeData(std::string_view data) {
+  constexpr std::size_t kMax = 30;
+  if (data.empty()) return "<empty>";
+  const std::string_view head = data.substr(0, kMax);
+  std::string out;
+  if (data.front() == '{') {
+    out = std::string(head);
+  } else {
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (unsigned char c : head) {
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  if (data.size() > kMax) out += " ...";
+  return out;
+}
+
+std::string GoTypeMetaError(std::string_view body) {
+  std::string detail = GoJsonSyntaxError(body);
+  if (detail.empty()) {
+    // Valid JSON that is not an object: Go's unmarshal into the TypeMeta struct.
+    std::size_t i = 0;
+    while (i < body.size() && IsSpace(body[i])) ++i;
+    const char c = i < body.size() ? body[i] : ' ';
+    const char* type = c == '[' ? "array" : c == '"' ? "string" : (c == 't' || c == 'f') ? "bool" : "number";
+    if (c == 'n') return "";  // null decodes into the struct: not an error
+    detail = std::string("json: cannot unmarshal ") + type +
+             " into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
+             "\"json:\\\"kind,omitempty\\\"\" }";
+  }
+  return "couldn't get version/kind; json parse error: " + detail + " (" + SummarizeData(body) + ")";
+}
+
+}  // namespace kube::apiserver::rest

@@ -77,6 +77,14 @@ struct TypeSchema {
   std::string pattern;  ///< ECMA-262 regular expression ("" = none)
   std::string format;
   boost::json::value default_value;  ///< `default` (null = none)
+  /// The members Go's zero value of a built-in type always has, with the value they have there
+  /// (`{}` for a non-pointer struct, null for an always-encoded slice or map): server-side
+  /// apply's comparison counts them as present wherever the object itself is. Empty for custom
+  /// resources and for schemas not derived from a Go type.
+  std::map<std::string, boost::json::value, std::less<>> go_zero_members;
+  /// True for a schema derived from a Go struct (a built-in type): an empty map or slice member
+  /// not among `go_zero_members` is omitted by Go's `omitempty`, so it counts as absent.
+  bool go_type = false;
   bool has_default = false;
 
   /// The schema of member `name` of an object: `properties[name]`, else `additional_properties`,

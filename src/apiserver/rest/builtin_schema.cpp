@@ -5,11 +5,14 @@
 
 #include "apiserver/rest/builtin_schema.hpp"
 
+#include "apiserver/rest/go_zero.hpp"
+
 #include <array>
 #include <cstdlib>
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 namespace kube::apiserver::rest {
 namespace {
@@ -636,6 +639,27 @@ constexpr std::array kKinds = {BuiltinKind::kGeneric,    BuiltinKind::kNamespace
                                BuiltinKind::kNode,       BuiltinKind::kDeployment, BuiltinKind::kReplicaSet,
                                BuiltinKind::kLease};
 
+// The group, version and kind whose Go type `kind`'s schema describes (the stored form: core/v1
+// for both views of Events).
+std::tuple<std::string_view, std::string_view, std::string_view> GvkOf(BuiltinKind kind) {
+  switch (kind) {
+    case BuiltinKind::kNamespace: return {"", "v1", "Namespace"};
+    case BuiltinKind::kConfigMap: return {"", "v1", "ConfigMap"};
+    case BuiltinKind::kSecret: return {"", "v1", "Secret"};
+    case BuiltinKind::kEvent:
+    case BuiltinKind::kEventV1: return {"", "v1", "Event"};
+    case BuiltinKind::kPod: return {"", "v1", "Pod"};
+    case BuiltinKind::kService: return {"", "v1", "Service"};
+    case BuiltinKind::kServiceAccount: return {"", "v1", "ServiceAccount"};
+    case BuiltinKind::kNode: return {"", "v1", "Node"};
+    case BuiltinKind::kDeployment: return {"apps", "v1", "Deployment"};
+    case BuiltinKind::kReplicaSet: return {"apps", "v1", "ReplicaSet"};
+    case BuiltinKind::kLease: return {"coordination.k8s.io", "v1", "Lease"};
+    case BuiltinKind::kGeneric: break;
+  }
+  return {"", "", ""};
+}
+
 }  // namespace
 
 std::string BuiltinSchemaJson(BuiltinKind kind) {
@@ -659,10 +683,12 @@ std::string BuiltinSchemaJson(BuiltinKind kind) {
 
 namespace {
 
-// Parses a compile-time table; a failure is a programming error.
-TypeSchemaPtr ParseTable(const std::string& text) {
+// Parses a compile-time table (a failure is a programming error) and lays the Go zero values of
+// `kind` of rbac.authorization.k8s.io/v1 onto it.
+TypeSchemaPtr ParseTable(const std::string& text, std::string_view rbac_kind = {}) {
   auto parsed = ParseTypeSchema(std::string_view(text));
   if (!parsed.ok()) std::abort();
+  if (!rbac_kind.empty()) AnnotateGoZero(const_cast<TypeSchema&>(**parsed), "rbac.authorization.k8s.io", "v1", rbac_kind);
   return std::move(*parsed);
 }
 
@@ -674,13 +700,16 @@ TypeSchemaPtr BuiltinFieldSchema(const ResourceInfo& info) {
   if (kind == BuiltinKind::kEventV1) return BuiltinSchema(BuiltinKind::kEvent);
   if (kind != BuiltinKind::kGeneric) return BuiltinSchema(kind);
   if (info.group == "rbac.authorization.k8s.io") {
-    static const TypeSchemaPtr role = ParseTable(TopLevel({{"rules", PolicyRules()}}));
-    static const TypeSchemaPtr cluster_role = ParseTable(TopLevel(
-        {{"rules", PolicyRules()}, {"aggregationRule", Obj({{"clusterRoleSelectors", Atomic(LabelSelector())}})}}));
-    static const TypeSchemaPtr binding = ParseTable(RbacBinding());
+    static const TypeSchemaPtr role = ParseTable(TopLevel({{"rules", PolicyRules()}}), "Role");
+    static const TypeSchemaPtr cluster_role = ParseTable(
+        TopLevel({{"rules", PolicyRules()}, {"aggregationRule", Obj({{"clusterRoleSelectors", Atomic(LabelSelector())}})}}),
+        "ClusterRole");
+    static const TypeSchemaPtr binding = ParseTable(RbacBinding(), "RoleBinding");
+    static const TypeSchemaPtr cluster_binding = ParseTable(RbacBinding(), "ClusterRoleBinding");
     if (info.kind == "Role") return role;
     if (info.kind == "ClusterRole") return cluster_role;
-    if (info.kind == "RoleBinding" || info.kind == "ClusterRoleBinding") return binding;
+    if (info.kind == "RoleBinding") return binding;
+    if (info.kind == "ClusterRoleBinding") return cluster_binding;
     return nullptr;
   }
   if (info.group == "apiextensions.k8s.io" && info.resource == "customresourcedefinitions") {
@@ -717,6 +746,8 @@ TypeSchemaPtr BuiltinSchema(BuiltinKind kind) {
       auto parsed = ParseTypeSchema(std::string_view(text));
       // The tables are compile-time constants; a parse failure is a programming error.
       if (!parsed.ok()) std::abort();
+      const auto [group, version, kind_name] = GvkOf(kKinds[i]);
+      AnnotateGoZero(const_cast<TypeSchema&>(**parsed), group, version, kind_name);  // not yet shared
       out[i] = std::move(*parsed);
     }
     return out;

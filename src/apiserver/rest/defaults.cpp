@@ -114,6 +114,16 @@ void DefaultContainers(json::object& spec, std::string_view key) {
     SetDefault(container, "terminationMessagePath", "/dev/termination-log");
     SetDefault(container, "terminationMessagePolicy", "File");
     SetDefault(container, "resources", json::object());
+    // SetDefaults_ResourceList of a container: a limit without a request is also the request.
+    if (auto* resources = ObjectAt(container, "resources")) {
+      if (const auto* limits = ObjectAt(*resources, "limits"); limits != nullptr && !limits->empty()) {
+        const json::object limits_copy = *limits;
+        auto& requests = EnsureObject(*resources, "requests");
+        for (const auto& kv : limits_copy) {
+          if (!requests.contains(kv.key())) requests[kv.key()] = kv.value();
+        }
+      }
+    }
     if (!container.contains("imagePullPolicy")) {
       const auto image = StringAt(container, "image");
       const auto slash = image.rfind('/');
@@ -299,6 +309,16 @@ Result<void> DecodeAndDefault(const ResourceInfo& info, json::object& obj) {
       auto& spec = EnsureObject(obj, "spec");
       DefaultPodSpec(spec);
       SetDefault(spec, "enableServiceLinks", true);
+      // The v1 conversion's podIP/hostIP as the first of podIPs/hostIPs.
+      if (auto* status = ObjectAt(obj, "status")) {
+        for (auto [single, plural] : {std::pair{"podIP", "podIPs"}, std::pair{"hostIP", "hostIPs"}}) {
+          const auto ip = StringAt(*status, single);
+          const auto* list = status->if_contains(plural);
+          if (!ip.empty() && (list == nullptr || (list->is_array() && list->get_array().empty()))) {
+            (*status)[plural] = json::array{json::object{{"ip", ip}}};
+          }
+        }
+      }
       break;
     }
     case BuiltinKind::kService: {

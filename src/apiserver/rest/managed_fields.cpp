@@ -507,32 +507,54 @@ const json::value& EmptyObjectValue() {
 Result<void> CompareWalk(const json::value* lhs, const json::value* rhs, const TypeSchema* s, FieldPath& path,
                          Comparison& c, const std::vector<std::string>* implicit);
 
-// The members of two objects (granular map) at `path`.
+// The members of two objects (granular map) at `path`. `l_present` / `r_present`: the object
+// exists on that side (an absent one has no members, not even those of Go's zero value).
 Result<void> CompareMembers(const json::object& lo, const json::object& ro, const TypeSchema* s, FieldPath& path,
-                           Comparison& c, const std::vector<std::string>* implicit) {
-  // Root members that a typed object always has count as {} where absent.
+                           Comparison& c, const std::vector<std::string>* implicit, bool l_present = true,
+                           bool r_present = true) {
+  // Members that a typed Go object always has (its zero value's) count as there where absent;
+  // at the root, those named in `implicit` too.
   const bool root = path.empty() && implicit != nullptr;
-  auto implied = [&](std::string_view name, const json::value* v) -> const json::value* {
-    if (v != nullptr || !root) return v;
+  auto implied = [&](std::string_view name, const json::value* v, bool present) -> const json::value* {
+    if (v != nullptr || !present) return v;
+    if (s != nullptr) {
+      if (auto it = s->go_zero_members.find(name); it != s->go_zero_members.end()) return &it->second;
+    }
+    if (!root) return nullptr;
     for (const auto& n : *implicit) {
       if (n == name) return &EmptyObjectValue();
     }
     return nullptr;
   };
+  // Go's omitempty drops an empty map or slice member of a typed object: it is absent.
+  auto member = [&](const json::object& o, std::string_view name) -> const json::value* {
+    const json::value* v = o.if_contains(name);
+    if (v == nullptr || s == nullptr || !s->go_type || s->go_zero_members.contains(name)) return v;
+    const TypeSchema* m = MemberSchema(s, name);
+    if (m == nullptr) return v;
+    const bool empty_map = v->is_object() && v->get_object().empty() && m->properties.empty() &&
+                           m->additional_properties != nullptr;
+    const bool empty_list = v->is_array() && v->get_array().empty() && m->type == TypeSchema::Type::kArray;
+    return empty_map || empty_list ? nullptr : v;
+  };
   for (const auto& kv : lo) {
     const std::string_view name(kv.key().data(), kv.key().size());
     if (IsManagedFieldsMember(path, name)) continue;
-    const json::value* other = implied(name, ro.if_contains(name));
+    const json::value* mine = implied(name, member(lo, name), l_present);
+    const json::value* other = implied(name, member(ro, name), r_present);
+    if (mine == nullptr && other == nullptr) continue;
     path.push_back(PathElement::Field(std::string(name)));
-    KUBE_RETURN_IF_ERROR(CompareWalk(&kv.value(), other, MemberSchema(s, name), path, c, nullptr));
+    KUBE_RETURN_IF_ERROR(CompareWalk(mine, other, MemberSchema(s, name), path, c, nullptr));
     path.pop_back();
   }
   for (const auto& kv : ro) {
     const std::string_view name(kv.key().data(), kv.key().size());
     if (lo.contains(name) || IsManagedFieldsMember(path, name)) continue;
-    const json::value* other = implied(name, nullptr);
+    const json::value* mine = implied(name, nullptr, l_present);
+    const json::value* other = member(ro, name);
+    if (other == nullptr) continue;
     path.push_back(PathElement::Field(std::string(name)));
-    KUBE_RETURN_IF_ERROR(CompareWalk(other, &kv.value(), MemberSchema(s, name), path, c, nullptr));
+    KUBE_RETURN_IF_ERROR(CompareWalk(mine, other, MemberSchema(s, name), path, c, nullptr));
     path.pop_back();
   }
   return Ok();
@@ -551,9 +573,11 @@ Result<void> CompareWalk(const json::value* lhs, const json::value* rhs, const T
       return Ok();
     }
     static const json::object kEmpty;
-    const json::object& lo = lhs != nullptr && lhs->is_object() ? lhs->get_object() : kEmpty;
-    const json::object& ro = rhs != nullptr && rhs->is_object() ? rhs->get_object() : kEmpty;
-    KUBE_RETURN_IF_ERROR(CompareMembers(lo, ro, s, path, c, implicit));
+    const bool l_present = lhs != nullptr && lhs->is_object();
+    const bool r_present = rhs != nullptr && rhs->is_object();
+    const json::object& lo = l_present ? lhs->get_object() : kEmpty;
+    const json::object& ro = r_present ? rhs->get_object() : kEmpty;
+    KUBE_RETURN_IF_ERROR(CompareMembers(lo, ro, s, path, c, implicit, l_present, r_present));
   } else if (arrays && is(lhs, &json::value::is_array) && is(rhs, &json::value::is_array)) {
     if (AtomicList(s) || (EmptyOrNullArray(lhs) && EmptyOrNullArray(rhs))) {
       LeafRule(lhs, rhs, path, c);

@@ -14,6 +14,7 @@
 #include <kube/core/time.hpp>
 
 #include "apiserver/rest/apply.hpp"
+#include "apiserver/rest/builtin_schema.hpp"
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/crd.hpp"
 #include "apiserver/rest/go_json.hpp"
@@ -112,6 +113,8 @@ namespace {
 
 // Only the writes kube's handlers run the field manager for (not DELETE's internal updates).
 bool TracksManagedFields(const Request& r) {
+  // namespaces/finalize has no field manager in kube.
+  if (r.sub == Subresource::kFinalize) return false;
   return r.http.method == "POST" || r.http.method == "PUT" || r.http.method == "PATCH";
 }
 
@@ -131,6 +134,13 @@ std::string_view SubresourceName(Subresource sub) {
       break;
   }
   return "";
+}
+
+// The schema the field manager compares with: the resource's, or for the kinds served without
+// one (RBAC) their field schema, which knows their atomic structs (roleRef, subjects).
+TypeSchemaPtr ManagedFieldsSchema(const ResourceInfo& info) {
+  if (info.schema != nullptr) return info.schema;
+  return BuiltinFieldSchema(info);
 }
 
 // The zero value of a built-in Go type has its non-pointer structs (spec, status) already.
@@ -394,7 +404,7 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
     if (!who.ok()) return std::move(who).error();
     TrackOptions options = TrackOptionsFor(info);
     if (info.has_status) options.ignored.emplace_back("status");
-    TrackUpdate(nullptr, obj, *who, info.schema.get(), options);
+    TrackUpdate(nullptr, obj, *who, ManagedFieldsSchema(info).get(), options);
   }
   if (!custom) PrepareForCreate(info, obj);
   {
@@ -539,7 +549,7 @@ Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresour
       EnsureObject(obj, "metadata")["managedFields"] = std::move(managed_fields);
     }
     CopySystemMetadata(obj, *current);
-    if (who.has_value()) TrackUpdate(&*current, obj, *who, info.schema.get(), TrackOptionsFor(info));
+    if (who.has_value()) TrackUpdate(&*current, obj, *who, ManagedFieldsSchema(info).get(), TrackOptionsFor(info));
     std::vector<FieldError> errs = ValidateUpdate(info, obj, *current);
     const auto& old_meta = MetadataOf(*current);
     const bool deleting = old_meta.contains("deletionTimestamp");

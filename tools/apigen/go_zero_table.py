@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""The shape of Go's zero values of the built-in types, for the embedded server's field manager.
+
+kube-apiserver computes managedFields by comparing typed Go objects: a non-pointer struct member
+(`spec`, `strategy`, a pod template's `metadata`) exists, as `{}`, in the zero value a new object is
+compared with, and an always-encoded slice (`containers`) exists as null. Only members that
+appear where there was nothing get a `.` entry. The OpenAPI documents show both: openapi-gen gives
+non-pointer struct members `default: {}`, and members without omitempty are `required`.
+
+Writes one C++ source defining `kube::apiserver::rest::internal::GoZeroTableJson()`, compact JSON:
+
+  {"defs": {"<definition>": {"z": {"<member>": {} | null}, "c": {"<member>": "<definition>"},
+                             "a": true}},
+   "kinds": {"<group>/<version>/<Kind>": "<definition>"}}
+
+`z` the members of the zero value, `c` the definition of each member's value (of its items for an
+array, of its values for a map), `a` for a struct that server-side apply treats as atomic
+(`x-kubernetes-map-type: atomic`). Python 3 standard library only.
+
+  tools/apigen/go_zero_table.py --out go_zero_table.cpp api/openapi/v1.32/*.json
+"""
+import argparse
+import json
+import sys
+
+PREFIX = "#/components/schemas/"
+# Types with their own JSON forms, and what their Go zero value encodes to.
+SCALAR_ZERO = {
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Time": None,
+    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": None,
+    "io.k8s.apimachinery.pkg.api.resource.Quantity": "0",
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": 0,
+}
+
+
+# Non-pointer metav1.Time / MicroTime members: Go always encodes them (null when zero), but their
+# OpenAPI has no `default: {}` to say so (Time has its own OpenAPI type).
+NON_POINTER_TIMES = {
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": ["creationTimestamp"],
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Condition": ["lastTransitionTime"],
+    "io.k8s.api.core.v1.Event": ["eventTime", "firstTimestamp", "lastTimestamp"],
+    "io.k8s.api.events.v1.Event": ["eventTime", "deprecatedFirstTimestamp", "deprecatedLastTimestamp"],
+    "io.k8s.api.core.v1.PodCondition": ["lastProbeTime", "lastTransitionTime"],
+    "io.k8s.api.core.v1.NodeCondition": ["lastHeartbeatTime", "lastTransitionTime"],
+    "io.k8s.api.core.v1.NamespaceCondition": ["lastTransitionTime"],
+    "io.k8s.api.core.v1.PersistentVolumeClaimCondition": ["lastProbeTime", "lastTransitionTime"],
+    "io.k8s.api.core.v1.ContainerStateRunning": ["startedAt"],
+    "io.k8s.api.core.v1.ContainerStateTerminated": ["startedAt", "finishedAt"],
+    "io.k8s.api.apps.v1.DeploymentCondition": ["lastUpdateTime", "lastTransitionTime"],
+    "io.k8s.api.apps.v1.ReplicaSetCondition": ["lastTransitionTime"],
+    "io.k8s.api.apps.v1.StatefulSetCondition": ["lastTransitionTime"],
+    "io.k8s.api.apps.v1.DaemonSetCondition": ["lastTransitionTime"],
+    "io.k8s.api.batch.v1.JobCondition": ["lastProbeTime", "lastTransitionTime"],
+}
+
+
+def ref_of(schema):
+    """The definition a property refers to (directly, through allOf, or for items/values)."""
+    if not isinstance(schema, dict):
+        return None
+    if "$ref" in schema:
+        return schema["$ref"][len(PREFIX):]
+    for sub in schema.get("allOf", []):
+        r = ref_of(sub)
+        if r:
+            return r
+    return None
+
+
+def child_def(prop):
+    r = ref_of(prop)
+    if r:
+        return r
+    if prop.get("type") == "array":
+        return ref_of(prop.get("items", {}))
+    if prop.get("type") == "object" and isinstance(prop.get("additionalProperties"), dict):
+        return ref_of(prop["additionalProperties"])
+    return None
+
+
+def table(docs):
+    schemas = {}
+    for doc in docs:
+        schemas.update(doc.get("components", {}).get("schemas", {}))
+    defs = {}
+    kinds = {}
+    for name, schema in sorted(schemas.items()):
+        props = schema.get("properties")
+        if not props:
+            continue
+        required = set(schema.get("required", []))
+        entry = {}
+        zero = {}
+        children = {}
+        for member, prop in sorted(props.items()):
+            child = child_def(prop)
+            if child and child in schemas and schemas[child].get("properties"):
+                children[member] = child
+            ref = ref_of(prop)
+            if prop.get("default") == {} and ref:
+                zero[member] = SCALAR_ZERO[ref] if ref in SCALAR_ZERO else {}
+            elif member in required and prop.get("type") in ("array", "object") and not ref_of(prop):
+                zero[member] = None
+            elif member in NON_POINTER_TIMES.get(name, ()):
+                zero[member] = None
+            elif "default" in prop and prop["default"] in ("", 0, False) and type(prop["default"]) in (str, int, bool):
+                # openapi-gen writes the Go zero value of a non-pointer scalar as its default: a
+                # member equal to it is no change (a `+default` marker's other values are not).
+                zero[member] = prop["default"]
+        if zero:
+            entry["z"] = zero
+        if children:
+            entry["c"] = children
+        if schema.get("x-kubernetes-map-type") == "atomic":
+            entry["a"] = True
+        if entry:
+            defs[name] = entry
+        for gvk in schema.get("x-kubernetes-group-version-kind", []):
+            kinds["%s/%s/%s" % (gvk.get("group", ""), gvk["version"], gvk["kind"])] = name
+    return {"defs": defs, "kinds": kinds}
+
+
+def cpp_source(data):
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True)
+    # Raw string literals of at most 60000 characters each (some compilers cap a literal).
+    chunks = [text[i:i + 60000] for i in range(0, len(text), 60000)]
+    body = "\n".join('      R"kubecpp(%s)kubecpp"' % c for c in chunks)
+    return ("// Generated by tools/apigen/go_zero_table.py from api/openapi/v1.32. Do not edit.\n"
+            "#include <string_view>\n\n"
+            "namespace kube::apiserver::rest::internal {\n\n"
+            "std::string_view GoZeroTableJson() {\n"
+            "  static constexpr std::string_view kJson =\n%s;\n"
+            "  return kJson;\n}\n\n"
+            "}  // namespace kube::apiserver::rest::internal\n" % body)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("specs", nargs="+")
+    args = ap.parse_args()
+    docs = []
+    for path in args.specs:
+        with open(path) as f:
+            docs.append(json.load(f))
+    source = cpp_source(table(docs))
+    with open(args.out, "w") as f:
+        f.write(source)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -356,6 +356,15 @@ class Patcher final {
   Result<void> Replace(const JsonPointer& path, const json::value& value) {
     const Extent extent = Measure(value);
     KUBE_RETURN_IF_ERROR(CheckDepth(path, extent.depth));
+    // evanphx/json-patch v4 (kube-apiserver's): replacing a missing member of an object sets it.
+    if (options_.replace_missing_member_adds && !path.Tokens().empty()) {
+      auto parent = Resolve(path, path.Tokens().size() - 1, "path");
+      if (parent.ok()) {
+        if (const auto* obj = (*parent)->if_object(); obj != nullptr && !obj->contains(path.Tokens().back())) {
+          return Add(path, extent, [&value] { return json::value(value); });
+        }
+      }
+    }
     auto target = Resolve(path, path.Tokens().size(), "path");
     if (!target.ok()) return std::move(target).error();
     const std::size_t new_bytes = SaturatingSub(bytes_, Measure(**target).bytes) + extent.bytes;

@@ -628,3 +628,21 @@ TEST(JsonPatchLimits, ManyOperationsOnALargeDocumentFinish) {
 
 }  // namespace
 }  // namespace kube
+
+namespace kube {
+TEST(JsonPatchOptionsTest, ReplaceOfAMissingMemberSetsItLikeKubeApiserversLibrary) {
+  const auto doc = boost::json::parse(R"({"data":{"a":"1"},"list":[1]})");
+  const auto patch = boost::json::parse(R"([{"op":"replace","path":"/data/k","value":"j"}])");
+  EXPECT_FALSE(ApplyJsonPatch(doc, patch).ok());  // RFC 6902
+  auto lenient = ApplyJsonPatch(doc, patch, {.replace_missing_member_adds = true});
+  ASSERT_TRUE(lenient.ok()) << lenient.error().message;
+  EXPECT_EQ(boost::json::serialize(*lenient), R"({"data":{"a":"1","k":"j"},"list":[1]})");
+  // An array index must still exist, and so must the parent.
+  EXPECT_FALSE(ApplyJsonPatch(doc, boost::json::parse(R"([{"op":"replace","path":"/list/3","value":2}])"),
+                              {.replace_missing_member_adds = true})
+                   .ok());
+  EXPECT_FALSE(ApplyJsonPatch(doc, boost::json::parse(R"([{"op":"replace","path":"/nope/k","value":2}])"),
+                              {.replace_missing_member_adds = true})
+                   .ok());
+}
+}  // namespace kube

@@ -13,6 +13,9 @@ namespace kube {
 
 /// Limits that keep `ApplyJsonPatch` safe on untrusted input. Defaults suit API-server use.
 struct JsonPatchOptions {
+  /// `replace` of a missing member of an object sets it, as evanphx/json-patch v4 (the library
+  /// kube-apiserver applies JSON patches with) does; RFC 6902 (the default) fails it.
+  bool replace_missing_member_adds = false;
   /// More operations than this fail the whole patch with 413 RequestEntityTooLarge
   /// (kube-apiserver's `maxJSONPatchOperations`, same message). Default 10000.
   std::size_t max_operations = 10000;

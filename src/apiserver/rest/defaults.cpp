@@ -215,6 +215,8 @@ void DefaultPodTemplate(json::object& obj) {
   if (spec == nullptr) return;
   auto* tmpl = ObjectAt(*spec, "template");
   if (tmpl == nullptr) return;
+  // ObjectMeta's creationTimestamp is a non-pointer Time: Go writes null in a template.
+  SetDefault(EnsureObject(*tmpl, "metadata"), "creationTimestamp", nullptr);
   DefaultPodSpec(EnsureObject(*tmpl, "spec"));
 }
 
@@ -264,6 +266,10 @@ void StoredToView(const ResourceInfo& info, json::object& obj) {
   if (!NeedsViewConversion(info)) return;
   RenameMembers(obj, CoreToEventsV1());
   obj["apiVersion"] = info.ApiVersion();
+  // events.k8s.io/v1 omits these when empty (core/v1 always writes them).
+  for (std::string_view member : {"reportingController", "reportingInstance"}) {
+    if (const auto* v = obj.if_contains(member); v != nullptr && v->is_string() && v->get_string().empty()) obj.erase(member);
+  }
 }
 
 void ViewToStored(const ResourceInfo& info, json::object& obj) {

@@ -10,6 +10,7 @@
 #include <kube/core/status.hpp>
 #include <kube/core/strategic_merge.hpp>
 
+#include "apiserver/rest/go_json.hpp"
 #include "apiserver/rest/apply.hpp"
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/json_util.hpp"
@@ -35,14 +36,17 @@ const std::vector<std::string>& AcceptedPatchTypes() {
 
 // Applies the decoded patch to `target`; `schema` (nullable) carries the merge keys and strategies
 // strategic merge patch needs. JSON Patch failures are kube's generic 422 ("the server rejected
-// our request...") with the patch error as its cause.
+// our request...").
 Result<json::value> ApplyPatch(PatchType type, const json::value& target, const json::value& patch,
                                const TypeSchema* schema) {
   if (type == PatchType::kMerge) return ApplyMergePatch(target, patch);
   if (type == PatchType::kStrategicMerge) return ApplyStrategicMergePatch(target, patch, schema);
-  auto patched = ApplyJsonPatch(target, patch);
+  auto patched = ApplyJsonPatch(target, patch, {.replace_missing_member_adds = true});
   if (!patched.ok() && patched.error().code == 422) {
-    return ErrorFromResponse(422, patched.error().message, {});
+    // kube-apiserver keeps none of the patch library's words: a bare Invalid with empty details.
+    Error e = MakeError(422, reason::kInvalid, "the server rejected our request due to an error in our request");
+    e.details = StatusDetails{};
+    return e;
   }
   return patched;
 }
@@ -81,14 +85,21 @@ void HandlePatch(const Env& env, Request& r) {
   auto format = Negotiate(r, /*is_list=*/false);
   if (!format.ok()) return RespondError(r.w, format.error());
   auto patch = ParseJson(r.http.body);
-  if (!patch.ok()) return RespondError(r.w, NewBadRequest("error decoding patch: " + patch.error().message));
-  if (*type == PatchType::kStrategicMerge && !patch->is_object()) {
-    return RespondError(r.w, NewBadRequest("json: cannot unmarshal " + std::string(JsonTypeName(*patch)) +
-                                           " into Go value of type map[string]interface {}"));
+  if (!patch.ok()) {
+    // Go's scanner words it; a strategic merge patch's decode error comes without the prefix.
+    std::string go = GoJsonSyntaxError(r.http.body);
+    if (go.empty()) go = patch.error().message;
+    return RespondError(r.w, NewBadRequest(*type == PatchType::kStrategicMerge ? go : "error decoding patch: " + go));
+  }
+  if ((*type == PatchType::kStrategicMerge || *type == PatchType::kMerge) && !patch->is_object()) {
+    const std::string message =
+        "json: cannot unmarshal " + std::string(JsonTypeName(*patch)) + " into Go value of type map[string]interface {}";
+    return RespondError(r.w, NewBadRequest(*type == PatchType::kMerge ? "error decoding patch: " + message : message));
   }
   if (*type == PatchType::kJson && !patch->is_array()) {
-    return RespondError(r.w, NewBadRequest("json: cannot unmarshal " + std::string(JsonTypeName(*patch)) +
-                                           " into Go value of type jsonpatch.Patch"));
+    return RespondError(r.w, NewBadRequest("error decoding patch: json: cannot unmarshal " +
+                                           std::string(JsonTypeName(*patch)) +
+                                           " into Go value of type []handlers.jsonPatchOp"));
   }
   if (auto admitted = AdmitNamespace(env, r, false, r.path.name); !admitted.ok()) {
     return RespondError(r.w, admitted.error());

@@ -130,6 +130,10 @@ bool MemberEqual(const json::object& a, const json::object& b, std::string_view 
 // default preemption policy) and DefaultTolerationSeconds (5 minutes on not-ready and
 // unreachable nodes, unless the pod tolerates those taints already).
 void AdmitPod(json::object& spec) {
+  // The pod strategy's PrepareFor*: a negative grace period is 1 second.
+  if (const auto* g = spec.if_contains("terminationGracePeriodSeconds"); g != nullptr && g->is_int64() && g->get_int64() < 0) {
+    spec["terminationGracePeriodSeconds"] = 1;
+  }
   if (StringAt(spec, "priorityClassName").empty()) {
     SetDefault(spec, "priority", 0);
     SetDefault(spec, "preemptionPolicy", "PreemptLowerPriority");
@@ -366,6 +370,11 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
       json::object merged = old;
       CopyMember(merged, obj, "metadata");
       CopyMember(merged, obj, "status");
+      if (kind == BuiltinKind::kPod) {
+        // A pod's QoS class is fixed at creation: the status strategy keeps it.
+        const auto* old_status = ObjectAt(old, "status");
+        if (old_status != nullptr) CopyMember(EnsureObject(merged, "status"), *old_status, "qosClass");
+      }
       if (kind == BuiltinKind::kDeployment || kind == BuiltinKind::kReplicaSet ||
           kind == BuiltinKind::kGeneric) {
         const auto& old_meta = MetadataOf(old);

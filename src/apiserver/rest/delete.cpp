@@ -10,6 +10,7 @@
 
 #include <kube/core/json.hpp>
 #include <kube/core/status.hpp>
+#include <kube/core/time.hpp>
 
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/deletion.hpp"
@@ -48,6 +49,16 @@ void HandleDelete(const Env& env, Request& r) {
     return RespondObject(env, r, *format, code, ServedJson(*r.info, outcome->stored));
   }
   if (ReturnsDeletedObject(*r.info)) {
+    if (KindOf(*r.info) == BuiltinKind::kPod) {
+      // A pod is deleted gracefully with a period of 0: the answer carries the marks.
+      auto pod = ParseStored(outcome->stored);
+      if (pod.ok()) {
+        auto& meta = EnsureObject(*pod, "metadata");
+        if (!meta.contains("deletionTimestamp")) meta["deletionTimestamp"] = FormatTime(env.clock.WallNow());
+        meta["deletionGracePeriodSeconds"] = 0;
+        return RespondObject(env, r, *format, 200, json::serialize(*pod));
+      }
+    }
     return RespondObject(env, r, *format, 200, ServedJson(*r.info, outcome->stored));
   }
   StatusDetails details;

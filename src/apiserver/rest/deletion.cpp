@@ -100,8 +100,9 @@ bool MarkAsDeleting(const ResourceInfo& info, json::object& obj, Clock& clock) {
     meta["deletionTimestamp"] = FormatTime(clock.WallNow());
     changed = true;
   }
+  // The namespace registry marks its objects itself, without a grace period.
   if (const auto* grace = meta.if_contains("deletionGracePeriodSeconds");
-      grace == nullptr || !grace->is_int64() || grace->get_int64() != 0) {
+      KindOf(info) != BuiltinKind::kNamespace && (grace == nullptr || !grace->is_int64() || grace->get_int64() != 0)) {
     meta["deletionGracePeriodSeconds"] = 0;
     changed = true;
   }

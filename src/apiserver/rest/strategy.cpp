@@ -234,6 +234,10 @@ void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
   PruneBuiltinFields(info, obj);
   if (info.has_status && kind != BuiltinKind::kNamespace && kind != BuiltinKind::kNode) {
     obj.erase("status");
+    // Go always encodes a non-pointer status: {} for a Deployment, and a ReplicaSet's replicas
+    // count has no omitempty.
+    if (kind == BuiltinKind::kDeployment) obj["status"] = json::object();
+    if (kind == BuiltinKind::kReplicaSet) obj["status"] = json::object{{"replicas", 0}};
   }
   if (info.tracks_generation) EnsureObject(obj, "metadata")["generation"] = 1;
   if (kind == BuiltinKind::kGeneric) PrepareGenericKind(info, obj, /*creating=*/true);

@@ -5,7 +5,7 @@ real kube-apiserver, compared after normalisation.
 Each case (cases.py) is a list of steps run in a namespace of its own. A step's response is
 reduced to what a client can observe and rely on: the status code, the media type, the Warning
 headers and the body (JSON parsed, with uids, resourceVersions, timestamps, allocated IPs and
-ports, generated names and continue tokens replaced by placeholders; a watch is its list of
+ports, generated names and continue tokens replaced by fixed stand-ins; a watch is its list of
 events). Two servers answer a case the same way when every compared step's reduction is equal.
 
 With KUBEBUILDER_ASSETS (or --assets) the real kube-apiserver runs beside the embedded server and
@@ -61,7 +61,7 @@ TIME_IN_MESSAGE_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
 # ---- normalisation ----
 
 def normalize(value, key=None, parent=None):
-    """`value` with what differs between any two servers (or runs) replaced by placeholders."""
+    """`value` with what differs between any two servers (or runs) replaced by fixed stand-ins."""
     if isinstance(value, dict):
         out = {k: normalize(v, k, value) for k, v in value.items()}
         if "generateName" in value and isinstance(value.get("name"), str) and value["name"].startswith(

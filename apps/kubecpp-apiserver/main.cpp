@@ -5,6 +5,7 @@
 //
 // Prints the kubeconfig path and an `export KUBECONFIG=...` line; SIGINT/SIGTERM shut down
 // gracefully (in-flight requests complete).
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -38,6 +39,41 @@ bool ParseListen(const std::string& listen, std::string& host, uint16_t& port) {
   return true;
 }
 
+// kube-controller-manager's --controllers syntax: "*" enables every in-process controller, a
+// name enables that one, "-name" disables it. Returns false for an unknown name.
+bool ParseControllers(const std::string& list, kube::apiserver::ControllerOptions& ctl, std::string& bad) {
+  bool gc = false, ns = false, ttl = false, pods = false, all = false;
+  bool gc_off = false, ns_off = false, ttl_off = false, pods_off = false;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    std::string item = list.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty()) continue;
+    const bool off = item[0] == '-';
+    if (off) item.erase(0, 1);
+    if (item == "*" && !off) {
+      all = true;
+    } else if (item == "garbage-collector") {
+      (off ? gc_off : gc) = true;
+    } else if (item == "namespace") {
+      (off ? ns_off : ns) = true;
+    } else if (item == "event-ttl") {
+      (off ? ttl_off : ttl) = true;
+    } else if (item == "pod-gc") {
+      (off ? pods_off : pods) = true;
+    } else {
+      bad = item;
+      return false;
+    }
+  }
+  ctl.garbage_collector = (all || gc) && !gc_off;
+  ctl.namespace_controller = (all || ns) && !ns_off;
+  ctl.pod_gc = (all || pods) && !pods_off;
+  if (!((all || ttl) && !ttl_off)) ctl.event_ttl = kube::Clock::Duration::zero();
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,12 +83,17 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:6443";
   bool no_tls = false;
   std::string log_level = "info";
+  std::string controllers = "*";
   app.add_option("--data-dir", data_dir, "directory for the database, PKI, token and kubeconfig")->capture_default_str();
   app.add_option("--storage", storage, "storage engine")->check(CLI::IsMember({"memory", "sqlite"}))->capture_default_str();
   app.add_option("--listen", listen, "address:port to bind (port 0 = any free port)")->capture_default_str();
   app.add_flag("--no-tls", no_tls, "serve plain HTTP without authentication (loopback testing only)");
   app.add_flag("--tls", [&](std::int64_t) { no_tls = false; }, "serve HTTPS with a bearer token (the default)");
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error")->capture_default_str();
+  app.add_option("--controllers", controllers,
+                 "in-process controllers, as kube-controller-manager's flag: '*' for all, a name to enable "
+                 "one, '-name' to disable one (garbage-collector, namespace, event-ttl, pod-gc)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   kube::log::Level level{};
@@ -81,6 +122,10 @@ int main(int argc, char** argv) {
                                         : kube::apiserver::ApiServerOptions::StorageKind::kSqlite;
   options.tls = !no_tls;
   options.authenticate = !no_tls;
+  if (std::string bad; !ParseControllers(controllers, options.controllers, bad)) {
+    std::fprintf(stderr, "error: --controllers: unknown controller \"%s\"\n", bad.c_str());
+    return 2;
+  }
 
   // Block the shutdown signals before any thread starts, then wait for them synchronously.
   sigset_t signals;

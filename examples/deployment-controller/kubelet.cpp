@@ -76,8 +76,22 @@ kube::Result<ReconcileResult> KubeletReconciler::Reconcile(kube::controller::Rec
   const corev1::Pod& pod = *pod_or;
   const std::string& uid = pod.metadata.uid;
   if (IsBeingDeleted(pod)) {
-    kube::MutexLock lock(mu_);
-    bound_at_.erase(key);
+    {
+      kube::MutexLock lock(mu_);
+      bound_at_.erase(key);
+    }
+    // The kubelet's part of a graceful deletion: the containers are stopped at once (they are
+    // simulated), and the pod is deleted with a period of 0, which removes it.
+    if (pod.spec.nodeName.value_or("") != options_.node_name || !pod.metadata.deletionGracePeriodSeconds ||
+        *pod.metadata.deletionGracePeriodSeconds == 0) {
+      return ReconcileResult::Done();
+    }
+    kube::DeleteOptions opts;
+    opts.grace_period_seconds = 0;
+    opts.preconditions = kube::Preconditions{.uid = uid};
+    auto deleted = client_.Api(kube::client::ResourceOf<corev1::Pod>(), pod.metadata.namespace_)
+                       .Delete(pod.metadata.name, opts);
+    if (!deleted && !kube::IsNotFound(deleted.error()) && !kube::IsConflict(deleted.error())) return deleted.error();
     return ReconcileResult::Done();
   }
   auto done_unless_gone = [](const kube::Error& e) -> kube::Result<ReconcileResult> {

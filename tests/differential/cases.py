@@ -1023,8 +1023,96 @@ def random_cases(seed, n, prefix="random"):
     return out
 
 
+
+# ---- the further built-in kinds ----
+
+def template(labels, restart=None):
+    spec = {"containers": [container()]}
+    if restart:
+        spec["restartPolicy"] = restart
+    return {"metadata": {"labels": labels}, "spec": spec}
+
+
+def webhook(name):
+    return {"name": name, "clientConfig": {"url": "https://example.com/hook"},
+            "admissionReviewVersions": ["v1"], "sideEffects": "None"}
+
+
+# (collection path, kind, apiVersion, namespaced, minimal valid object without metadata/kind)
+MORE_KINDS = [
+    ("/api/v1", "endpoints", "Endpoints", True,
+     {"subsets": [{"addresses": [{"ip": "10.1.2.3"}], "ports": [{"port": 80}]}]}),
+    ("/api/v1", "limitranges", "LimitRange", True,
+     {"spec": {"limits": [{"type": "Container", "default": {"cpu": "500m"}}]}}),
+    ("/api/v1", "persistentvolumeclaims", "PersistentVolumeClaim", True,
+     {"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}),
+    ("/api/v1", "persistentvolumes", "PersistentVolume", False,
+     {"spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/pv"}}}),
+    ("/api/v1", "podtemplates", "PodTemplate", True, {"template": template({"app": "t"})}),
+    ("/api/v1", "replicationcontrollers", "ReplicationController", True,
+     {"spec": {"replicas": 1, "selector": {"app": "rc"}, "template": template({"app": "rc"})}}),
+    ("/api/v1", "resourcequotas", "ResourceQuota", True, {"spec": {"hard": {"pods": "10"}}}),
+    ("/apis/admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration",
+     False, {"webhooks": [webhook("m.example.com")]}),
+    ("/apis/admissionregistration.k8s.io/v1", "validatingwebhookconfigurations",
+     "ValidatingWebhookConfiguration", False, {"webhooks": [webhook("v.example.com")]}),
+    ("/apis/apps/v1", "controllerrevisions", "ControllerRevision", True, {"data": {"a": 1}, "revision": 1}),
+    ("/apis/apps/v1", "daemonsets", "DaemonSet", True,
+     {"spec": {"selector": {"matchLabels": {"app": "ds"}}, "template": template({"app": "ds"})}}),
+    ("/apis/apps/v1", "statefulsets", "StatefulSet", True,
+     {"spec": {"selector": {"matchLabels": {"app": "sts"}}, "serviceName": "sts",
+               "template": template({"app": "sts"})}}),
+    ("/apis/autoscaling/v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", True,
+     {"spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+               "maxReplicas": 3}}),
+    ("/apis/batch/v1", "cronjobs", "CronJob", True,
+     {"spec": {"schedule": "*/5 * * * *",
+               "jobTemplate": {"spec": {"template": template({"app": "cj"}, "OnFailure")}}}}),
+    ("/apis/batch/v1", "jobs", "Job", True, {"spec": {"template": template({"app": "job"}, "Never")}}),
+    ("/apis/discovery.k8s.io/v1", "endpointslices", "EndpointSlice", True,
+     {"addressType": "IPv4", "endpoints": [{"addresses": ["10.1.2.3"]}], "ports": [{"port": 80}]}),
+    ("/apis/networking.k8s.io/v1", "ingressclasses", "IngressClass", False,
+     {"spec": {"controller": "example.com/ingress"}}),
+    ("/apis/networking.k8s.io/v1", "ingresses", "Ingress", True,
+     {"spec": {"defaultBackend": {"service": {"name": "s", "port": {"number": 80}}}}}),
+    ("/apis/networking.k8s.io/v1", "networkpolicies", "NetworkPolicy", True, {"spec": {"podSelector": {}}}),
+    ("/apis/node.k8s.io/v1", "runtimeclasses", "RuntimeClass", False, {"handler": "runc"}),
+    ("/apis/policy/v1", "poddisruptionbudgets", "PodDisruptionBudget", True,
+     {"spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}}),
+    ("/apis/scheduling.k8s.io/v1", "priorityclasses", "PriorityClass", False, {"value": 1000}),
+    ("/apis/storage.k8s.io/v1", "csidrivers", "CSIDriver", False, {"spec": {}}),
+    ("/apis/storage.k8s.io/v1", "csinodes", "CSINode", False, {"spec": {"drivers": []}}),
+    ("/apis/storage.k8s.io/v1", "csistoragecapacities", "CSIStorageCapacity", True, {"storageClassName": "sc"}),
+    ("/apis/storage.k8s.io/v1", "storageclasses", "StorageClass", False, {"provisioner": "example.com/p"}),
+    ("/apis/storage.k8s.io/v1", "volumeattachments", "VolumeAttachment", False,
+     {"spec": {"attacher": "example.com/a", "source": {"persistentVolumeName": "pv"}, "nodeName": "n"}}),
+]
+
+
+def kind_cases():
+    """Each further built-in kind: create (defaults), get, a metadata patch, a spec-less create
+    (validation), delete."""
+    out = []
+    for base, resource, kind, namespaced, body in MORE_KINDS:
+        api_version = base[len("/apis/"):] if base.startswith("/apis/") else "v1"
+        coll = base + ("/namespaces/${ns}/" if namespaced else "/") + resource
+        name = "k" if namespaced else "k-${ns}"
+        obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": name}}
+        obj.update(copy.deepcopy(body))
+        item = coll + "/" + name
+        out.append(case("kinds", "kinds/%s" % resource,
+                        step("POST", coll, obj),
+                        step("GET", item),
+                        step("PATCH", item, {"metadata": {"labels": {"x": "y"}}}, ctype=MERGE),
+                        step("DELETE", item)))
+        bare = {"apiVersion": api_version, "kind": kind, "metadata": {"name": name + "-bare"}}
+        out.append(case("kinds", "kinds/%s-bare" % resource, step("POST", coll, bare)))
+    return out
+
+
 def all_cases():
     return (crud_cases() + pod_validation_cases() + service_validation_cases() + other_validation_cases() +
             immutability_cases() + defaults_cases() + subresource_cases() + error_cases() + list_cases() +
             watch_cases() + patch_cases() + apply_cases() + deletion_cases() + discovery_cases() + body_cases() +
+            kind_cases() +
             random_cases(1, 50))

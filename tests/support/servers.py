@@ -209,14 +209,14 @@ def start_kube_apiserver(assets, workdir):
     return s
 
 
-def start_embedded(binary, workdir):
+def start_embedded(binary, workdir, extra_args=()):
     """kubecpp-apiserver: memory storage, TLS + token (its PKI and token in the data dir)."""
     s = Server(workdir)
     s.name = "kubecpp-apiserver"
     data = os.path.join(workdir, "data")
     port = free_port()
     s.spawn("kubecpp-apiserver", [binary, "--data-dir", data, "--storage", "memory",
-                                  "--listen", "127.0.0.1:%d" % port, "--log-level", "warn"])
+                                  "--listen", "127.0.0.1:%d" % port, "--log-level", "warn"] + list(extra_args))
     ca_file, token_file = os.path.join(data, "pki", "ca.crt"), os.path.join(data, "token")
     deadline = time.monotonic() + 60
     while not (os.path.exists(token_file) and os.path.exists(os.path.join(data, "kubeconfig"))):

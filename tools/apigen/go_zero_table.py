@@ -10,12 +10,13 @@ non-pointer struct members `default: {}`, and members without omitempty are `req
 Writes one C++ source defining `kube::apiserver::rest::internal::GoZeroTableJson()`, compact JSON:
 
   {"defs": {"<definition>": {"z": {"<member>": {} | null}, "c": {"<member>": "<definition>"},
-                             "a": true}},
+                             "t": {"<member>": "<Go type>"}, "a": true}},
    "kinds": {"<group>/<version>/<Kind>": "<definition>"}}
 
 `z` the members of the zero value, `c` the definition of each member's value (of its items for an
-array, of its values for a map), `a` for a struct that server-side apply treats as atomic
-(`x-kubernetes-map-type: atomic`). Python 3 standard library only.
+array, of its values for a map), `t` the Go type each member decodes into as Go's json errors
+name it (`int32`, `[]v1.Container`; types with their own decoder left out), `a` for a struct that
+server-side apply treats as atomic (`x-kubernetes-map-type: atomic`). Python 3 standard library only.
 
   tools/apigen/go_zero_table.py --out go_zero_table.cpp api/openapi/v1.32/*.json
 """
@@ -54,6 +55,13 @@ NON_POINTER_TIMES = {
 }
 
 
+# Slices without omitempty that their OpenAPI does not list as required (+optional): Go encodes
+# them, as null when nil.
+ALWAYS_ENCODED = {
+    "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus": ["currentMetrics"],
+}
+
+
 def ref_of(schema):
     """The definition a property refers to (directly, through allOf, or for items/values)."""
     if not isinstance(schema, dict):
@@ -76,6 +84,48 @@ def child_def(prop):
     if prop.get("type") == "object" and isinstance(prop.get("additionalProperties"), dict):
         return ref_of(prop["additionalProperties"])
     return None
+
+
+# Types with their own UnmarshalJSON: Go's decoder reports their errors in other words.
+CUSTOM_JSON = {
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Time", "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
+    "io.k8s.apimachinery.pkg.api.resource.Quantity", "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1", "io.k8s.apimachinery.pkg.runtime.RawExtension",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+}
+
+
+def go_name(definition):
+    """v1.DeploymentSpec for io.k8s.api.apps.v1.DeploymentSpec (package and type)."""
+    parts = definition.split(".")
+    return "%s.%s" % (parts[-2], parts[-1])
+
+
+def go_type(prop):
+    """The Go type a member's JSON value is decoded into, as Go's json errors print it; "" for a
+    type with its own decoder (or one the document does not say)."""
+    ref = ref_of(prop)
+    if ref:
+        return "" if ref in CUSTOM_JSON else go_name(ref)
+    t = prop.get("type")
+    if t == "string":
+        return "[]uint8" if prop.get("format") == "byte" else "string"
+    if t == "boolean":
+        return "bool"
+    if t == "integer":
+        return "int32" if prop.get("format") == "int32" else "int64"
+    if t == "number":
+        return "float64"
+    if t == "array" and isinstance(prop.get("items"), dict):
+        inner = go_type(prop["items"])
+        return "[]" + inner if inner else ""
+    if t == "object" and isinstance(prop.get("additionalProperties"), dict):
+        inner = go_type(prop["additionalProperties"])
+        return "map[string]" + inner if inner else ""
+    return ""
 
 
 def table(docs):
@@ -101,7 +151,7 @@ def table(docs):
                 zero[member] = SCALAR_ZERO[ref] if ref in SCALAR_ZERO else {}
             elif member in required and prop.get("type") in ("array", "object") and not ref_of(prop):
                 zero[member] = None
-            elif member in NON_POINTER_TIMES.get(name, ()):
+            elif member in NON_POINTER_TIMES.get(name, ()) or member in ALWAYS_ENCODED.get(name, ()):
                 zero[member] = None
             elif "default" in prop and prop["default"] in ("", 0, False) and type(prop["default"]) in (str, int, bool):
                 # openapi-gen writes the Go zero value of a non-pointer scalar as its default: a
@@ -111,6 +161,10 @@ def table(docs):
             entry["z"] = zero
         if children:
             entry["c"] = children
+        types = {member: go_type(prop) for member, prop in sorted(props.items())}
+        types = {m: t for m, t in types.items() if t}
+        if types:
+            entry["t"] = types
         if schema.get("x-kubernetes-map-type") == "atomic":
             entry["a"] = True
         if entry:

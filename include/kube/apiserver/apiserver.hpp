@@ -63,6 +63,9 @@ struct ControllerOptions {
   bool garbage_collector = true;
   /// Namespace controller: deletes the content of a Terminating namespace, then finalizes it.
   bool namespace_controller = true;
+  /// Pod GC: a pod being deleted gracefully on a node that does not exist (no kubelet will
+  /// finish its deletion) is deleted at once.
+  bool pod_gc = true;
   /// How often a Terminating namespace whose content is held by finalizers is re-checked.
   Clock::Duration namespace_resync = std::chrono::seconds(1);
   /// Events are deleted this long after their last write (kube's --event-ttl); 0 disables it.

@@ -48,6 +48,10 @@ struct ResourceInfo {
   std::string kind;       ///< "ConfigMap"
   std::string list_kind;  ///< "ConfigMapList"
   bool namespaced = true;
+  /// A kind kube-apiserver serves from its Go types (RegisterBuiltins sets it): decoded into
+  /// the type (unknown members dropped), defaulted and validated by kind-specific rules. False
+  /// for custom resources, whose CRD schema prunes, defaults and validates them.
+  bool builtin = false;
   std::vector<std::string> short_names;  ///< "cm"
   std::vector<std::string> categories;   ///< "all"
   /// Verbs advertised by discovery: get, list, watch, create, update, patch, delete, deletecollection.

@@ -85,6 +85,10 @@ struct TypeSchema {
   /// True for a schema derived from a Go struct (a built-in type): an empty map or slice member
   /// not among `go_zero_members` is omitted by Go's `omitempty`, so it counts as absent.
   bool go_type = false;
+  /// The Go type a value of this node decodes into, as Go's encoding/json names it in errors
+  /// (`v1.DeploymentSpec`, `int32`, `[]v1.Container`, `map[string]string`); empty for custom
+  /// resources and for types with their own JSON decoder (Time, Quantity, IntOrString).
+  std::string go_type_name;
   bool has_default = false;
 
   /// The schema of member `name` of an object: `properties[name]`, else `additional_properties`,

@@ -72,4 +72,9 @@ std::unique_ptr<Controller> NewNamespaceController(const rest::Env& env,
 /// late observation do not extend it; a deadline is never more than `ttl` from now.
 std::unique_ptr<Controller> NewEventTtlController(const rest::Env& env, Clock::Duration ttl);
 
+/// Pod GC (kube-controller-manager's gcOrphaned, for terminating pods): a pod with a
+/// deletionTimestamp bound to a node that does not exist is deleted with a period of 0, since no
+/// kubelet will; also when its node is deleted later. `env` is borrowed.
+std::unique_ptr<Controller> NewPodGc(const rest::Env& env);
+
 }  // namespace kube::apiserver::controllers

@@ -181,6 +181,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions options) {
   if (ctl.event_ttl > Clock::Duration::zero()) {
     impl->controllers.push_back(controllers::NewEventTtlController(*impl->env, ctl.event_ttl));
   }
+  if (ctl.pod_gc) impl->controllers.push_back(controllers::NewPodGc(*impl->env));
   for (auto& c : impl->controllers) c->Start();
 
   impl->server = NewHttpServer(http, std::move(handler));

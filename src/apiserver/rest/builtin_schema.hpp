@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <kube/core/type_schema.hpp>
 
@@ -30,6 +31,13 @@ TypeSchemaPtr BuiltinFieldSchema(const ResourceInfo& info);
 
 /// The OpenAPI v3 JSON text `BuiltinFieldSchema(info)` is parsed from ("" when none).
 std::string BuiltinFieldSchemaJson(const ResourceInfo& info);
+
+/// The schema of the Go type of `group`/`version`/`kind` (any kind of kube 1.32's OpenAPI
+/// documents), annotated with its Go zero values; nullptr when the documents have no such kind.
+/// Built once per kind and cached. **Thread-safety:** safe to call from any thread.
+TypeSchemaPtr OpenApiSchema(std::string_view group, std::string_view version, std::string_view kind);
+/// The OpenAPI v3 JSON text `OpenApiSchema` is parsed from ("" for an unknown kind).
+std::string OpenApiSchemaJson(std::string_view group, std::string_view version, std::string_view kind);
 
 /// The OpenAPI v3 JSON text `BuiltinSchema(kind)` is parsed from ("" for kGeneric); for tests
 /// and documentation.

@@ -116,7 +116,7 @@ TEST(BuiltinSchema, StatusServiceNodeAndServiceAccountTables) {
   EXPECT_EQ(At(node, {"status", "conditions"})->patch_merge_key, "type");
   const TypeSchema* addresses = At(node, {"status", "addresses"});
   EXPECT_EQ(addresses->patch_merge_key, "type");
-  EXPECT_FALSE(addresses->list_type_set);
+  EXPECT_EQ(addresses->list_map_keys, std::vector<std::string>{"type"});  // +listType=map in 1.32
   const TypeSchema* ports = At(BuiltinSchema(BuiltinKind::kService), {"spec", "ports"});
   EXPECT_EQ(ports->patch_merge_key, "port");
   EXPECT_EQ(ports->list_map_keys, (std::vector<std::string>{"port", "protocol"}));

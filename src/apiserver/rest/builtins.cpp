@@ -4,7 +4,11 @@
 
 #include <kube/apiserver/apiserver.hpp>
 
+#include <cctype>
+#include <initializer_list>
+#include <string_view>
 #include <tuple>
+#include <vector>
 #include <utility>
 
 #include "apiserver/rest/builtin_schema.hpp"
@@ -23,15 +27,118 @@ ResourceInfo Core(std::string resource, std::string singular, std::string kind, 
   info.kind = std::move(kind);
   info.list_kind = info.kind + "List";
   info.namespaced = namespaced;
-  info.schema = rest::BuiltinSchema(rest::KindOf(info));
+  info.builtin = true;
+  info.schema = rest::OpenApiSchema(info.group, info.version, info.kind);
   return info;
 }
 
-ResourceInfo Grouped(std::string group, std::string resource, std::string singular, std::string kind) {
+ResourceInfo Grouped(std::string group, std::string resource, std::string singular, std::string kind,
+                     std::string version = "v1") {
   ResourceInfo info = Core(std::move(resource), std::move(singular), std::move(kind), true);
   info.group = std::move(group);
-  info.schema = rest::BuiltinSchema(rest::KindOf(info));
+  info.version = std::move(version);
+  info.schema = rest::OpenApiSchema(info.group, info.version, info.kind);
   return info;
+}
+
+// One more built-in resource, as kube-apiserver 1.32's discovery lists it.
+struct Builtin {
+  std::string_view group;
+  std::string_view version;
+  std::string_view resource;
+  std::string_view kind;
+  bool namespaced = true;
+  std::vector<std::string> short_names{};
+  std::vector<std::string> categories{};
+  bool status = false;      // a /status subresource
+  bool scale = false;       // a /scale subresource
+  bool generation = false;  // metadata.generation starts at 1 and follows spec changes
+  std::vector<std::pair<std::string, std::string>> field_selectors{};
+};
+
+void Add(Registry& registry, const Builtin& b) {
+  std::string singular(b.kind);
+  for (char& c : singular) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  ResourceInfo info = Grouped(std::string(b.group), std::string(b.resource), singular, std::string(b.kind),
+                              std::string(b.version));
+  info.namespaced = b.namespaced;
+  info.short_names = b.short_names;
+  info.categories = b.categories;
+  info.has_status = b.status;
+  info.has_scale = b.scale;
+  if (b.scale) info.scale_label_selector_path = "/spec/selector";
+  info.tracks_generation = b.generation;
+  info.field_selectors = b.field_selectors;
+  registry.Add(std::move(info));
+}
+
+// The further built-in resources: their schema from the OpenAPI documents, their defaults and
+// validation where defaults.cpp and validation.cpp know the kind.
+const std::vector<Builtin>& MoreBuiltins() {
+  const std::vector<std::string> all = {"all"};
+  const std::vector<std::string> api_extensions = {"api-extensions"};
+  static const std::vector<Builtin> table = {
+           {.group = "", .version = "v1", .resource = "endpoints", .kind = "Endpoints", .short_names = {"ep"}},
+           {.group = "", .version = "v1", .resource = "limitranges", .kind = "LimitRange", .short_names = {"limits"}},
+           {.group = "", .version = "v1", .resource = "persistentvolumeclaims", .kind = "PersistentVolumeClaim",
+            .short_names = {"pvc"}, .status = true},
+           {.group = "", .version = "v1", .resource = "persistentvolumes", .kind = "PersistentVolume",
+            .namespaced = false, .short_names = {"pv"}, .status = true},
+           {.group = "", .version = "v1", .resource = "podtemplates", .kind = "PodTemplate", .generation = true},
+           {.group = "", .version = "v1", .resource = "replicationcontrollers", .kind = "ReplicationController",
+            .short_names = {"rc"}, .categories = all, .status = true, .scale = true, .generation = true,
+            .field_selectors = {{"status.replicas", "/status/replicas"}}},
+           {.group = "", .version = "v1", .resource = "resourcequotas", .kind = "ResourceQuota",
+            .short_names = {"quota"}, .status = true},
+           {.group = "admissionregistration.k8s.io", .version = "v1", .resource = "mutatingwebhookconfigurations",
+            .kind = "MutatingWebhookConfiguration", .namespaced = false, .categories = api_extensions,
+            .generation = true},
+           {.group = "admissionregistration.k8s.io", .version = "v1", .resource = "validatingwebhookconfigurations",
+            .kind = "ValidatingWebhookConfiguration", .namespaced = false, .categories = api_extensions,
+            .generation = true},
+           {.group = "apps", .version = "v1", .resource = "controllerrevisions", .kind = "ControllerRevision"},
+           {.group = "apps", .version = "v1", .resource = "daemonsets", .kind = "DaemonSet", .short_names = {"ds"},
+            .categories = all, .status = true, .generation = true},
+           {.group = "apps", .version = "v1", .resource = "statefulsets", .kind = "StatefulSet", .short_names = {"sts"},
+            .categories = all, .status = true, .scale = true, .generation = true},
+           {.group = "autoscaling", .version = "v2", .resource = "horizontalpodautoscalers",
+            .kind = "HorizontalPodAutoscaler", .short_names = {"hpa"}, .categories = all, .status = true},
+           {.group = "batch", .version = "v1", .resource = "cronjobs", .kind = "CronJob", .short_names = {"cj"},
+            .categories = all, .status = true, .generation = true},
+           {.group = "batch", .version = "v1", .resource = "jobs", .kind = "Job", .categories = all, .status = true,
+            .generation = true, .field_selectors = {{"status.successful", "/status/succeeded"}}},
+           {.group = "discovery.k8s.io", .version = "v1", .resource = "endpointslices", .kind = "EndpointSlice",
+            .generation = true},
+           {.group = "networking.k8s.io", .version = "v1", .resource = "ingressclasses", .kind = "IngressClass",
+            .namespaced = false, .generation = true},
+           {.group = "networking.k8s.io", .version = "v1", .resource = "ingresses", .kind = "Ingress",
+            .short_names = {"ing"}, .status = true, .generation = true},
+           {.group = "networking.k8s.io", .version = "v1", .resource = "networkpolicies", .kind = "NetworkPolicy",
+            .short_names = {"netpol"}, .generation = true},
+           {.group = "node.k8s.io", .version = "v1", .resource = "runtimeclasses", .kind = "RuntimeClass",
+            .namespaced = false},
+           {.group = "policy", .version = "v1", .resource = "poddisruptionbudgets", .kind = "PodDisruptionBudget",
+            .short_names = {"pdb"}, .status = true, .generation = true},
+           {.group = "scheduling.k8s.io", .version = "v1", .resource = "priorityclasses", .kind = "PriorityClass",
+            .namespaced = false, .short_names = {"pc"}, .generation = true},
+           {.group = "storage.k8s.io", .version = "v1", .resource = "csidrivers", .kind = "CSIDriver",
+            .namespaced = false},
+           {.group = "storage.k8s.io", .version = "v1", .resource = "csinodes", .kind = "CSINode", .namespaced = false},
+           {.group = "storage.k8s.io", .version = "v1", .resource = "csistoragecapacities", .kind = "CSIStorageCapacity"},
+           {.group = "storage.k8s.io", .version = "v1", .resource = "storageclasses", .kind = "StorageClass",
+            .namespaced = false, .short_names = {"sc"}},
+           {.group = "storage.k8s.io", .version = "v1", .resource = "volumeattachments", .kind = "VolumeAttachment",
+            .namespaced = false, .status = true},
+  };
+  return table;
+}
+
+// Registers the resources of MoreBuiltins in `group` (the registry orders API groups by their
+// first registration, and discovery lists them in kube's order).
+void AddGroup(Registry& registry, std::string_view group) {
+  for (const Builtin& b : MoreBuiltins()) {
+    if (b.group == group) Add(registry, b);
+  }
 }
 
 std::vector<std::pair<std::string, std::string>> CoreEventFields() {
@@ -132,6 +239,7 @@ void RegisterBuiltins(Registry& registry) {
     node.field_selectors = {{"spec.unschedulable", "/spec/unschedulable"}};
     registry.Add(std::move(node));
   }
+  AddGroup(registry, "");
   {
     ResourceInfo deploy = Grouped("apps", "deployments", "deployment", "Deployment");
     deploy.short_names = {"deploy"};
@@ -153,12 +261,8 @@ void RegisterBuiltins(Registry& registry) {
     rs.field_selectors = {{"status.replicas", "/status/replicas"}};
     registry.Add(std::move(rs));
   }
-  {
-    ResourceInfo lease = Grouped("coordination.k8s.io", "leases", "lease", "Lease");
-    lease.allow_unconditional_update = false;
-    lease.allow_create_on_update = true;
-    registry.Add(std::move(lease));
-  }
+  // The API groups in kube-apiserver 1.32's discovery order.
+  AddGroup(registry, "apps");
   {
     ResourceInfo ev = Grouped("events.k8s.io", "events", "event", "Event");
     ev.short_names = {"ev"};
@@ -167,6 +271,7 @@ void RegisterBuiltins(Registry& registry) {
     ev.storage_prefix_override = core_events.StoragePrefix();
     registry.Add(std::move(ev));
   }
+  for (std::string_view group : {"autoscaling", "batch", "networking.k8s.io", "policy"}) AddGroup(registry, group);
   // rbac.authorization.k8s.io/v1: stored and served so that operators' deploy/ manifests apply;
   // the embedded server authenticates with one bearer token and does not authorize by RBAC.
   for (auto [resource, singular, kind, namespaced] :
@@ -177,7 +282,18 @@ void RegisterBuiltins(Registry& registry) {
     rbac.namespaced = namespaced;
     registry.Add(std::move(rbac));
   }
+  AddGroup(registry, "storage.k8s.io");
+  AddGroup(registry, "admissionregistration.k8s.io");
   rest::RegisterCustomResourceDefinitions(registry);  // apiextensions.k8s.io/v1 (CRD helper)
+  AddGroup(registry, "scheduling.k8s.io");
+  {
+    ResourceInfo lease = Grouped("coordination.k8s.io", "leases", "lease", "Lease");
+    lease.allow_unconditional_update = false;
+    lease.allow_create_on_update = true;
+    registry.Add(std::move(lease));
+  }
+  AddGroup(registry, "node.k8s.io");
+  AddGroup(registry, "discovery.k8s.io");
 }
 
 }  // namespace kube::apiserver

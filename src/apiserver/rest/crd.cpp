@@ -12,6 +12,7 @@
 #include <kube/core/json.hpp>
 #include <kube/core/type_schema.hpp>
 
+#include "apiserver/rest/builtin_schema.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/names.hpp"
 
@@ -183,6 +184,8 @@ ResourceInfo CrdResourceInfo() {
   info.kind = "CustomResourceDefinition";
   info.list_kind = "CustomResourceDefinitionList";
   info.namespaced = false;
+  info.builtin = true;
+  info.schema = OpenApiSchema(info.group, info.version, info.kind);
   info.short_names = {"crd", "crds"};
   info.categories = {"api-extensions"};
   info.has_status = true;

@@ -10,7 +10,10 @@
 
 #include <kube/core/status.hpp>
 
+#include "apiserver/rest/builtin_schema.hpp"
+#include "apiserver/rest/go_zero.hpp"
 #include "apiserver/rest/json_util.hpp"
+#include "apiserver/rest/kinds.hpp"
 #include "apiserver/rest/strategy.hpp"
 
 namespace kube::apiserver::rest {
@@ -215,9 +218,7 @@ void DefaultPodTemplate(json::object& obj) {
   if (spec == nullptr) return;
   auto* tmpl = ObjectAt(*spec, "template");
   if (tmpl == nullptr) return;
-  // ObjectMeta's creationTimestamp is a non-pointer Time: Go writes null in a template.
-  SetDefault(EnsureObject(*tmpl, "metadata"), "creationTimestamp", nullptr);
-  DefaultPodSpec(EnsureObject(*tmpl, "spec"));
+  DefaultPodTemplateSpec(*tmpl);
 }
 
 // Renames members of `obj` per `names` (from -> to), keeping member order.
@@ -260,6 +261,12 @@ const std::vector<std::pair<std::string_view, std::string_view>>& EventsV1ToCore
 
 }  // namespace
 
+void DefaultPodTemplateSpec(json::object& tmpl) {
+  // ObjectMeta's creationTimestamp is a non-pointer Time: Go writes null in a template.
+  SetDefault(EnsureObject(tmpl, "metadata"), "creationTimestamp", nullptr);
+  DefaultPodSpec(EnsureObject(tmpl, "spec"));
+}
+
 bool NeedsViewConversion(const ResourceInfo& info) { return KindOf(info) == BuiltinKind::kEventV1; }
 
 void StoredToView(const ResourceInfo& info, json::object& obj) {
@@ -279,6 +286,13 @@ void ViewToStored(const ResourceInfo& info, json::object& obj) {
 }
 
 Result<void> DecodeAndDefault(const ResourceInfo& info, json::object& obj) {
+  // Decoding into the Go type and encoding it again adds the always-encoded members.
+  if (const TypeSchemaPtr schema = info.builtin ? BuiltinFieldSchema(info) : nullptr) {
+    json::value v(std::move(obj));
+    FillGoZero(*schema, v);
+    NormalizeGoEmpty(*schema, v, /*stored=*/false);
+    obj = std::move(v.as_object());
+  }
   switch (KindOf(info)) {
     case BuiltinKind::kConfigMap:
       KUBE_RETURN_IF_ERROR(CheckStringMap(info, obj, "data", false));
@@ -379,6 +393,8 @@ Result<void> DecodeAndDefault(const ResourceInfo& info, json::object& obj) {
       SetDefault(obj, "source", json::object());
       break;
     case BuiltinKind::kGeneric:
+      DefaultOtherKind(info, obj);
+      break;
     case BuiltinKind::kServiceAccount:
     case BuiltinKind::kNode:
     case BuiltinKind::kLease:

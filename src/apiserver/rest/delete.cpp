@@ -26,9 +26,24 @@ namespace {
 
 constexpr std::array<std::string_view, 3> kImmortalNamespaces = {"default", "kube-system", "kube-public"};
 
+// kube decodes a DELETE body with the meta scheme, which registers DeleteOptions alone: another
+// kind is the scheme's "not registered" error, which the handler answers as a 500.
+Result<void> CheckDeleteOptionsKind(std::string_view body) {
+  boost::system::error_code ec;
+  const json::value v = json::parse(json::string_view(body.data(), body.size()), ec);
+  if (ec || !v.is_object()) return Ok();
+  const auto kind = StringAt(v.get_object(), "kind");
+  if (kind.empty() || kind == "DeleteOptions") return Ok();
+  const auto version = StringAt(v.get_object(), "apiVersion");
+  return MakeError(500, "", "no kind " + QuoteJson(kind) + " is registered for version " +
+                                QuoteJson(version.empty() ? std::string_view("v1") : version) +
+                                " in scheme \"pkg/runtime/scheme.go:100\"");
+}
+
 }  // namespace
 
 void HandleDelete(const Env& env, Request& r) {
+  if (auto kind = CheckDeleteOptionsKind(r.http.body); !kind.ok()) return RespondError(r.w, kind.error());
   auto opts = DeleteOptions::FromRequest(r.http.query, r.http.body);
   if (!opts.ok()) return RespondError(r.w, opts.error());
   const bool dry_run = !opts->dry_run.empty();
@@ -43,10 +58,17 @@ void HandleDelete(const Env& env, Request& r) {
   }
   auto outcome = DeleteObject(env, *r.info, r.path.ns, r.path.name, *opts, dry_run);
   if (!outcome.ok()) return RespondError(r.w, outcome.error());
+  std::vector<std::string> warnings;
+  if (r.info->builtin && r.info->group == "batch" && r.info->resource == "jobs" && !opts->propagation_policy &&
+      !opts->orphan_dependents) {
+    warnings.emplace_back(
+        "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove "
+        "them or set propagationPolicy=Orphan to suppress this warning");
+  }
   if (!outcome->gone) {
     // kube answers 202 when the object stays and cascading deletion was asked for explicitly.
     const int code = opts->orphan_dependents.has_value() && !*opts->orphan_dependents ? 202 : 200;
-    return RespondObject(env, r, *format, code, ServedJson(*r.info, outcome->stored));
+    return RespondObject(env, r, *format, code, ServedJson(*r.info, outcome->stored), WarningHeaders(warnings));
   }
   if (ReturnsDeletedObject(*r.info)) {
     if (KindOf(*r.info) == BuiltinKind::kPod) {
@@ -74,6 +96,7 @@ void HandleDeleteCollection(const Env& env, Request& r) {
   if (!list_opts.ok()) return RespondError(r.w, list_opts.error());
   list_opts->watch = false;
   if (auto v = ValidateListOptions(*list_opts); !v.ok()) return RespondError(r.w, v.error());
+  if (auto kind = CheckDeleteOptionsKind(r.http.body); !kind.ok()) return RespondError(r.w, kind.error());
   auto opts = DeleteOptions::FromRequest(r.http.query, r.http.body);
   if (!opts.ok()) return RespondError(r.w, opts.error());
   const bool dry_run = !opts->dry_run.empty();

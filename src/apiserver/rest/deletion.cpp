@@ -1,6 +1,8 @@
 #include "apiserver/rest/deletion.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -43,16 +45,24 @@ bool Contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// The strategies whose DefaultGarbageCollectionPolicy is OrphanDependents: core/v1
+// ReplicationControllers and batch/v1 Jobs (kept from their first API versions); every other
+// type served here deletes its dependents in the background.
+bool OrphansByDefault(const ResourceInfo& info) {
+  return info.builtin && ((info.group.empty() && info.resource == "replicationcontrollers") ||
+                          (info.group == "batch" && info.resource == "jobs"));
+}
+
 // kube's shouldOrphanDependents / shouldDeleteDependents: explicit options win, then the
-// object's own GC finalizers; the default (every type served here) is background.
-bool ShouldOrphan(const DeleteOptions& opts, const std::vector<std::string>& finalizers) {
+// object's own GC finalizers, then the type's default.
+bool ShouldOrphan(const ResourceInfo& info, const DeleteOptions& opts, const std::vector<std::string>& finalizers) {
   if (opts.orphan_dependents) return *opts.orphan_dependents;
   if (opts.propagation_policy) return *opts.propagation_policy == PropagationPolicy::kOrphan;
   for (const auto& f : finalizers) {
     if (f == kOrphanFinalizer) return true;
     if (f == kForegroundFinalizer) return false;
   }
-  return false;
+  return OrphansByDefault(info);
 }
 
 bool ShouldDeleteDependents(const DeleteOptions& opts, const std::vector<std::string>& finalizers) {
@@ -63,13 +73,13 @@ bool ShouldDeleteDependents(const DeleteOptions& opts, const std::vector<std::st
 
 // kube's deletionFinalizersForGarbageCollection: drop both GC finalizers, add back what the
 // options call for (orphan before foregroundDeletion). Returns whether the set changed.
-bool ApplyGcFinalizers(json::object& obj, const DeleteOptions& opts) {
+bool ApplyGcFinalizers(const ResourceInfo& info, json::object& obj, const DeleteOptions& opts) {
   const std::vector<std::string> old = Finalizers(obj);
   std::vector<std::string> updated;
   for (const auto& f : old) {
     if (f != kOrphanFinalizer && f != kForegroundFinalizer) updated.push_back(f);
   }
-  if (ShouldOrphan(opts, old)) updated.emplace_back(kOrphanFinalizer);
+  if (ShouldOrphan(info, opts, old)) updated.emplace_back(kOrphanFinalizer);
   if (ShouldDeleteDependents(opts, old)) updated.emplace_back(kForegroundFinalizer);
   std::vector<std::string> a = old, b = updated;
   std::sort(a.begin(), a.end());
@@ -160,6 +170,57 @@ bool RemoveFinalizer(json::object& obj, std::string_view finalizer) {
   return true;
 }
 
+namespace {
+
+std::optional<int64_t> IntMember(const json::object& obj, std::string_view key) {
+  const auto* v = obj.if_contains(key);
+  if (v == nullptr || !v->is_int64()) return std::nullopt;
+  return v->get_int64();
+}
+
+// The pod strategy's CheckGracefulDelete: the requested period, else the pod's
+// terminationGracePeriodSeconds (else 0); 0 for a pod never scheduled or already finished; a
+// negative period is 1.
+int64_t PodGracePeriod(const json::object& pod, const DeleteOptions& opts) {
+  const json::object empty;
+  const auto* spec = ObjectAt(pod, "spec");
+  const auto* status = ObjectAt(pod, "status");
+  int64_t period = opts.grace_period_seconds.value_or(
+      IntMember(spec != nullptr ? *spec : empty, "terminationGracePeriodSeconds").value_or(0));
+  if (spec == nullptr || StringAt(*spec, "nodeName").empty()) period = 0;
+  const auto phase = status != nullptr ? StringAt(*status, "phase") : std::string_view();
+  if (phase == "Failed" || phase == "Succeeded") period = 0;
+  return period < 0 ? 1 : period;
+}
+
+enum class Graceful { kNo, kPending, kMarked };
+
+// kube's rest.BeforeDelete for the pods' graceful strategy: a first delete with a period marks
+// the pod (deletionTimestamp = now + period); a later one may only shorten the period. kNo: go
+// on as for any object (delete it, or mark it for its finalizers).
+Graceful BeforeGracefulDelete(json::object& pod, const DeleteOptions& opts, Clock& clock) {
+  auto& meta = EnsureObject(pod, "metadata");
+  if (meta.contains("deletionTimestamp")) {
+    const auto current = IntMember(meta, "deletionGracePeriodSeconds");
+    if (!current || *current == 0) return Graceful::kNo;
+    if (!opts.grace_period_seconds) return Graceful::kPending;
+    const int64_t period = *opts.grace_period_seconds < 0 ? 1 : *opts.grace_period_seconds;
+    if (period >= *current) return Graceful::kPending;
+    auto when = ParseTime(StringAt(meta, "deletionTimestamp"));
+    const auto base = when.ok() ? *when : clock.WallNow();
+    meta["deletionTimestamp"] = FormatTime(base - std::chrono::seconds(*current) + std::chrono::seconds(period));
+    meta["deletionGracePeriodSeconds"] = period;
+    return Graceful::kMarked;
+  }
+  const int64_t period = PodGracePeriod(pod, opts);
+  if (period == 0) return Graceful::kNo;
+  meta["deletionTimestamp"] = FormatTime(clock.WallNow() + std::chrono::seconds(period));
+  meta["deletionGracePeriodSeconds"] = period;
+  return Graceful::kMarked;
+}
+
+}  // namespace
+
 Result<DeleteOutcome> DeleteObject(const Env& env, const ResourceInfo& info, std::string_view ns,
                                    std::string_view name, const DeleteOptions& opts, bool dry_run) {
   const std::string key = info.StorageKey(ns, name);
@@ -171,7 +232,29 @@ Result<DeleteOutcome> DeleteObject(const Env& env, const ResourceInfo& info, std
     KUBE_RETURN_IF_ERROR(CheckPreconditions(info, name, opts, *current));
     const std::string uid(StringAt(MetadataOf(*current), "uid"));
     json::object obj = *current;
-    bool changed = ApplyGcFinalizers(obj, opts);
+    if (KindOf(info) == BuiltinKind::kPod) {
+      const Graceful graceful = BeforeGracefulDelete(obj, opts, env.clock);
+      if (graceful == Graceful::kPending) return DeleteOutcome{*kv->value, false, uid};
+      if (graceful == Graceful::kMarked) {
+        // The pod stays until its kubelet deletes it with a period of 0 (a period shortened to 0
+        // is that delete: the marked pod is written, then deleted).
+        ApplyGcFinalizers(info, obj, opts);
+        const bool now = IntMember(MetadataOf(obj), "deletionGracePeriodSeconds").value_or(0) == 0;
+        if (dry_run) {
+          NormalizeMemberOrder(obj);
+          return DeleteOutcome{json::serialize(obj), false, uid};
+        }
+        std::string stored;
+        auto rev = WriteStamped(env, info, name, *kv, std::move(obj), &stored);
+        if (!rev.ok()) {
+          if (IsConflict(rev.error())) continue;
+          return std::move(rev).error();
+        }
+        if (now) continue;  // delete it, as marked
+        return DeleteOutcome{std::move(stored), false, uid};
+      }
+    }
+    bool changed = ApplyGcFinalizers(info, obj, opts);
     if (HasPendingFinalizers(info, obj)) {
       changed = MarkAsDeleting(info, obj, env.clock) || changed;
       if (!changed) return DeleteOutcome{*kv->value, false, uid};

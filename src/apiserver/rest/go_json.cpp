@@ -1,10 +1,18 @@
 #include "apiserver/rest/go_json.hpp"
 
+#include <boost/json.hpp>
+
+#include <kube/core/json.hpp>
+
+#include "apiserver/rest/json_util.hpp"
+
 #include <cctype>
+#include <map>
 #include <cstdio>
 #include <vector>
 
 namespace kube::apiserver::rest {
+namespace json = boost::json;
 namespace {
 
 // Go's quoteChar: a byte as a quoted rune literal.
@@ -223,6 +231,70 @@ std::string GoTypeMetaError(std::string_view body) {
              "\"json:\\\"kind,omitempty\\\"\" }";
   }
   return "couldn't get version/kind; json parse error: " + detail + " (" + SummarizeData(body) + ")";
+}
+
+// ---- values as Go's %#v prints them in kube's messages ----
+
+std::string GoString(std::string_view s) { return QuoteJson(s); }
+
+// map[string]string{"a":"b", "c":"d"} (keys sorted, as fmt sorts map keys); nil when absent.
+std::string GoStringMap(const json::object* m) {
+  if (m == nullptr) return "map[string]string(nil)";
+  std::map<std::string, std::string> sorted;
+  for (const auto& kv : *m) {
+    sorted[std::string(kv.key())] = kv.value().is_string() ? std::string(kv.value().get_string()) : SerializeJson(kv.value());
+  }
+  std::string out = "map[string]string{";
+  bool first = true;
+  for (const auto& [k, v] : sorted) {
+    if (!first) out += ", ";
+    first = false;
+    out += GoString(k) + ":" + GoString(v);
+  }
+  return out + "}";
+}
+
+std::string GoStringSlice(const json::value* v) {
+  if (v == nullptr || !v->is_array()) return "[]string(nil)";
+  std::string out = "[]string{";
+  bool first = true;
+  for (const auto& e : v->get_array()) {
+    if (!first) out += ", ";
+    first = false;
+    out += e.is_string() ? GoString(e.get_string()) : SerializeJson(e);
+  }
+  return out + "}";
+}
+
+// v1.LabelSelector{MatchLabels:..., MatchExpressions:...}
+std::string GoLabelSelector(const json::value& sel) {
+  const json::object* o = sel.is_object() ? &sel.get_object() : nullptr;
+  std::string out = "v1.LabelSelector{MatchLabels:";
+  out += GoStringMap(o != nullptr ? ObjectAt(*o, "matchLabels") : nullptr);
+  out += ", MatchExpressions:";
+  const json::value* exprs = o != nullptr ? o->if_contains("matchExpressions") : nullptr;
+  if (exprs == nullptr || !exprs->is_array()) {
+    out += "[]v1.LabelSelectorRequirement(nil)";
+  } else {
+    out += "[]v1.LabelSelectorRequirement{";
+    bool first = true;
+    for (const auto& e : exprs->get_array()) {
+      if (!first) out += ", ";
+      first = false;
+      const json::object empty;
+      const json::object& r = e.is_object() ? e.get_object() : empty;
+      out += "v1.LabelSelectorRequirement{Key:" + GoString(StringAt(r, "key")) +
+             ", Operator:" + GoString(StringAt(r, "operator")) + ", Values:" + GoStringSlice(r.if_contains("values")) + "}";
+    }
+    out += "}";
+  }
+  return out + "}";
+}
+
+FieldError InvalidGo(std::string field, std::string go_value, std::string detail) {
+  FieldError e = FieldError::Invalid(std::move(field), "", std::move(detail));
+  e.bad_value_go = std::move(go_value);
+  return e;
 }
 
 }  // namespace kube::apiserver::rest

@@ -3,6 +3,10 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/fwd.hpp>
+
+#include <kube/core/status.hpp>
+
 /// What Go's encoding/json says about a request body, for the messages kube-apiserver wraps
 /// around it. Internal to src/apiserver/rest. **Thread-safety:** pure functions.
 namespace kube::apiserver::rest {
@@ -18,5 +22,18 @@ std::string SummarizeData(std::string_view data);
 /// The message kube gives a body that is not a JSON object ("couldn't get version/kind; json
 /// parse error: ..."), after "the object provided is unrecognized (must be of type <Kind>): ".
 std::string GoTypeMetaError(std::string_view body);
+
+// ---- values as Go's %#v prints them in kube's messages ----
+
+/// A string as Go's %q prints it.
+std::string GoString(std::string_view s);
+/// map[string]string{"a":"b", "c":"d"} (keys sorted, as fmt sorts map keys); nil when absent.
+std::string GoStringMap(const boost::json::object* m);
+/// []string{"a", "b"}; nil when absent or not an array.
+std::string GoStringSlice(const boost::json::value* v);
+/// v1.LabelSelector{MatchLabels:..., MatchExpressions:...}
+std::string GoLabelSelector(const boost::json::value& sel);
+/// An Invalid field error whose bad value is printed as Go's %#v (`go_value`).
+FieldError InvalidGo(std::string field, std::string go_value, std::string detail);
 
 }  // namespace kube::apiserver::rest

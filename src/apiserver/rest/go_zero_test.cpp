@@ -42,6 +42,7 @@ TEST(GoZero, TheTableMarksNonPointerStructsAlwaysEncodedSlicesAndAtomicStructs) 
   binding.version = "v1";
   binding.kind = "RoleBinding";
   binding.resource = "rolebindings";
+  binding.builtin = true;
   const auto rb = BuiltinFieldSchema(binding);
   ASSERT_NE(rb, nullptr);
   EXPECT_TRUE(rb->Member("roleRef")->map_atomic);
@@ -60,6 +61,26 @@ TEST(GoZero, ACreateHasDotEntriesOnlyWhereGosZeroValueHadNothing) {
             R"({"f:spec":{"f:replicas":{},"f:selector":{},"f:strategy":{"f:rollingUpdate":{".":{},"f:maxSurge":{}},)"
             R"("f:type":{}},"f:template":{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:containers":{)"
             R"("k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{}}}}}}})");
+}
+
+TEST(GoZero, FillAddsWhatGoAlwaysEncodesAndNormalizeDropsOrNullsEmptyCollections) {
+  const auto schema = BuiltinSchema(BuiltinKind::kDeployment);
+  boost::json::value v = boost::json::parse(R"({"spec":{"template":{"spec":{"containers":[{"name":"c"}]}}}})");
+  FillGoZero(*schema, v);
+  // Non-pointer structs appear as their zero values (status, strategy, the template's metadata
+  // with a null creationTimestamp, a container's resources); the container's name stays.
+  EXPECT_EQ(v.at("status"), boost::json::object());
+  EXPECT_EQ(v.at("spec").at("strategy"), boost::json::object());
+  EXPECT_TRUE(v.at("spec").at("template").at("metadata").at("creationTimestamp").is_null());
+  EXPECT_EQ(v.at("spec").at("template").at("spec").at("containers").at(0).at("resources"), boost::json::object());
+  EXPECT_EQ(v.at("spec").at("template").at("spec").at("containers").at(0).at("name"), "c");
+  // Empty collections: omitempty ones vanish on decode; always-encoded ones become null once stored.
+  boost::json::value pod = boost::json::parse(R"({"metadata":{"labels":{}},"spec":{"containers":[],"volumes":[]}})");
+  NormalizeGoEmpty(*BuiltinSchema(BuiltinKind::kPod), pod, /*stored=*/false);
+  EXPECT_EQ(pod, boost::json::parse(R"({"metadata":{},"spec":{"containers":[]}})"));
+  NormalizeGoEmpty(*BuiltinSchema(BuiltinKind::kPod), pod, /*stored=*/true);
+  EXPECT_EQ(pod, boost::json::parse(R"({"metadata":{},"spec":{"containers":null}})"));
+  EXPECT_EQ(GoZeroObject(*schema->Member("status")), boost::json::object());
 }
 
 }  // namespace

@@ -51,11 +51,9 @@ Result<json::value> ApplyPatch(PatchType type, const json::value& target, const 
   return patched;
 }
 
-// Custom resources: everything the built-in tables do not know, except the CRD objects
-// themselves (typed objects in kube, which accept strategic merge patch).
-bool IsCustomResource(const ResourceInfo& info) {
-  return KindOf(info) == BuiltinKind::kGeneric && info.group != "apiextensions.k8s.io";
-}
+// Custom resources do not take strategic merge patch (built-in kinds, the CRD objects among
+// them, do).
+bool IsCustomResource(const ResourceInfo& info) { return !info.builtin; }
 
 }  // namespace
 

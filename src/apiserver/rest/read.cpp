@@ -90,7 +90,11 @@ Result<ListPlan> PlanList(const Env& env, const Request& r, const ListOptions& o
   const bool exact = opts.resource_version_match == "Exact" ||
                      (opts.resource_version_match.empty() && opts.limit > 0);
   if (*rv > 0 && exact) {
-    plan.revision = *rv;  // the storage answers Expired / TooLarge for unavailable revisions
+    // kube 1.32 reads an exact revision from etcd, which refuses a future one.
+    if (*rv > env.storage.CurrentRevision()) {
+      return MakeError(500, "", "etcdserver: mvcc: required revision is a future revision");
+    }
+    plan.revision = *rv;  // the storage answers Expired for compacted revisions
   } else {
     KUBE_RETURN_IF_ERROR(CheckNotOlderThan(env.storage, *rv));
   }

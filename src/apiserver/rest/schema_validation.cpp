@@ -412,7 +412,7 @@ void ValidateGenericKind(const ResourceInfo& info, const json::object& obj, std:
     errs.insert(errs.end(), crd_errs.begin(), crd_errs.end());
     return;
   }
-  if (info.schema != nullptr) {
+  if (!info.builtin && info.schema != nullptr) {
     auto schema_errs = ValidateAgainstSchema(*info.schema, obj);
     errs.insert(errs.end(), schema_errs.begin(), schema_errs.end());
   }
@@ -423,7 +423,7 @@ void PrepareGenericKind(const ResourceInfo& info, json::object& obj, bool creati
     DefaultCrd(obj, creating);  // pruned by PruneBuiltinFields (the strategy calls it first)
     return;
   }
-  if (info.schema != nullptr) PruneAndDefault(*info.schema, obj, nullptr);
+  if (!info.builtin && info.schema != nullptr) PruneAndDefault(*info.schema, obj, nullptr);
 }
 
 namespace {

@@ -8,6 +8,10 @@
 #include <kube/core/json_pointer.hpp>
 #include <kube/core/label_selector.hpp>
 
+#include "apiserver/rest/builtin_schema.hpp"
+#include "apiserver/rest/crd.hpp"
+#include "apiserver/rest/go_zero.hpp"
+#include "apiserver/rest/kinds.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/schema_validation.hpp"
 
@@ -68,6 +72,13 @@ bool ReturnsDeletedObject(const ResourceInfo& info) {
     case BuiltinKind::kServiceAccount:
       return true;
     case BuiltinKind::kGeneric:
+      // The generic stores with ReturnDeletedObject among the further kinds.
+      return info.builtin && ((info.group.empty() && (info.resource == "podtemplates" ||
+                                                      info.resource == "replicationcontrollers" ||
+                                                      info.resource == "resourcequotas")) ||
+                              (info.group == "storage.k8s.io" &&
+                               (info.resource == "csidrivers" || info.resource == "csinodes" ||
+                                info.resource == "storageclasses")));
     case BuiltinKind::kConfigMap:
     case BuiltinKind::kSecret:
     case BuiltinKind::kEvent:
@@ -228,19 +239,35 @@ std::string PodQosClass(const json::object& spec) {
 
 }  // namespace
 
+// A built-in object as it reads back from storage (see NormalizeGoEmpty).
+void NormalizeStored(const ResourceInfo& info, json::object& obj) {
+  const TypeSchemaPtr schema = info.builtin && !IsCrdResource(info) ? BuiltinFieldSchema(info) : nullptr;
+  if (schema == nullptr) return;
+  json::value v(std::move(obj));
+  NormalizeGoEmpty(*schema, v, /*stored=*/true);
+  obj = std::move(v.as_object());
+}
+
 void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
   const BuiltinKind kind = KindOf(info);
   // kube decodes built-in objects into Go structs: members they do not have are dropped.
   PruneBuiltinFields(info, obj);
   if (info.has_status && kind != BuiltinKind::kNamespace && kind != BuiltinKind::kNode) {
     obj.erase("status");
-    // Go always encodes a non-pointer status: {} for a Deployment, and a ReplicaSet's replicas
-    // count has no omitempty.
-    if (kind == BuiltinKind::kDeployment) obj["status"] = json::object();
-    if (kind == BuiltinKind::kReplicaSet) obj["status"] = json::object{{"replicas", 0}};
+    // The status starts over: Go's zero value of the status type, as Go encodes it (a
+    // Deployment's {}, a ReplicaSet's replicas count, which has no omitempty).
+    const TypeSchemaPtr schema = info.builtin ? BuiltinFieldSchema(info) : nullptr;
+    const TypeSchema* status = schema != nullptr ? schema->Member("status") : nullptr;
+    if (const json::object* initial = InitialStatusOf(info)) {
+      obj["status"] = *initial;
+    } else if (status != nullptr && schema->go_zero_members.contains("status")) {
+      obj["status"] = GoZeroObject(*status);
+    }
   }
   if (info.tracks_generation) EnsureObject(obj, "metadata")["generation"] = 1;
-  if (kind == BuiltinKind::kGeneric) PrepareGenericKind(info, obj, /*creating=*/true);
+  PrepareOtherKindCreate(info, obj);
+  NormalizeStored(info, obj);
+  if (!info.builtin || IsCrdResource(info)) PrepareGenericKind(info, obj, /*creating=*/true);
   switch (kind) {
     case BuiltinKind::kNamespace: {
       auto& spec = EnsureObject(obj, "spec");
@@ -379,11 +406,11 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
         const auto* old_status = ObjectAt(old, "status");
         if (old_status != nullptr) CopyMember(EnsureObject(merged, "status"), *old_status, "qosClass");
       }
-      if (kind == BuiltinKind::kDeployment || kind == BuiltinKind::kReplicaSet ||
-          kind == BuiltinKind::kGeneric) {
+      const bool custom_status = !info.builtin || IsCrdResource(info);
+      if (kind == BuiltinKind::kDeployment || kind == BuiltinKind::kReplicaSet || custom_status) {
         const auto& old_meta = MetadataOf(old);
         auto& meta = EnsureObject(merged, "metadata");
-        if (kind == BuiltinKind::kGeneric) {
+        if (custom_status) {
           // Custom resources take nothing but status through /status.
           merged["metadata"] = old_meta;
         } else {
@@ -411,7 +438,8 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
   // Unknown fields of built-in objects dropped; CRD defaulting; pruning and defaults of custom
   // resources (before the generation check, so that pruned fields never count as a change).
   PruneBuiltinFields(info, obj);
-  if (kind == BuiltinKind::kGeneric) PrepareGenericKind(info, obj, /*creating=*/false);
+  if (!info.builtin || IsCrdResource(info)) PrepareGenericKind(info, obj, /*creating=*/false);
+  NormalizeStored(info, obj);
 
   // Clients cannot set generation; it starts from the old value.
   auto& meta = EnsureObject(obj, "metadata");
@@ -420,6 +448,8 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
   if (info.tracks_generation && (sub == Subresource::kNone || sub == Subresource::kScale)) {
     bool changed = !NonMetadataEqual(obj, old, info.has_status);
     if (kind == BuiltinKind::kDeployment) changed = changed || !MemberEqual(meta, old_meta, "annotations");
+    // An EndpointSlice's labels count as a change (its strategy compares them with the body).
+    if (info.builtin && info.group == "discovery.k8s.io") changed = changed || !MemberEqual(meta, old_meta, "labels");
     if (changed) {
       const auto* g = old_meta.if_contains("generation");
       const int64_t gen = g != nullptr && g->is_int64() ? g->get_int64() : 0;
@@ -435,7 +465,7 @@ Result<json::object> ScaleFromObject(const ResourceInfo& info, const json::objec
     if (const auto* v = meta.if_contains(key)) scale_meta[key] = *v;
   }
   json::value doc = obj;
-  if (KindOf(info) == BuiltinKind::kGeneric) {
+  if (!info.builtin) {
     // Custom resources (kube's scaleFromCustomResource): the spec replicas field must exist.
     auto p = JsonPointer::Parse(info.scale_spec_replicas_path);
     const json::value* v = p.ok() ? Find(doc, *p) : nullptr;

@@ -73,6 +73,9 @@ void ViewToStored(const ResourceInfo& info, boost::json::object& obj);
 /// Runs on every create, update and patch result. **Errors:** 400 BadRequest as described.
 Result<void> DecodeAndDefault(const ResourceInfo& info, boost::json::object& obj);
 
+/// The v1 defaults of a pod template: its spec's, and null for its metadata's creationTimestamp.
+void DefaultPodTemplateSpec(boost::json::object& tmpl);
+
 /// `PrepareForCreate`: resets `status` for kinds with a status subresource (pods get
 /// phase Pending and a QoS class, namespaces phase Active), sets generation 1 where tracked,
 /// namespace finalizers, service cluster IPs. System metadata (uid, timestamps) is the caller's.

@@ -12,7 +12,9 @@
 #include <kube/core/label_selector.hpp>
 
 #include "apiserver/rest/crd.hpp"
+#include "apiserver/rest/go_json.hpp"
 #include "apiserver/rest/json_util.hpp"
+#include "apiserver/rest/kinds.hpp"
 #include "apiserver/rest/pod_validation.hpp"
 #include "apiserver/rest/schema_validation.hpp"
 #include "apiserver/rest/strategy.hpp"
@@ -22,70 +24,6 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::size_t kMaxSecretSize = 1024 * 1024;
-
-// ---- values as Go's %#v prints them in kube's messages ----
-
-std::string GoString(std::string_view s) { return QuoteJson(s); }
-
-// map[string]string{"a":"b", "c":"d"} (keys sorted, as fmt sorts map keys); nil when absent.
-std::string GoStringMap(const json::object* m) {
-  if (m == nullptr) return "map[string]string(nil)";
-  std::map<std::string, std::string> sorted;
-  for (const auto& kv : *m) {
-    sorted[std::string(kv.key())] = kv.value().is_string() ? std::string(kv.value().get_string()) : SerializeJson(kv.value());
-  }
-  std::string out = "map[string]string{";
-  bool first = true;
-  for (const auto& [k, v] : sorted) {
-    if (!first) out += ", ";
-    first = false;
-    out += GoString(k) + ":" + GoString(v);
-  }
-  return out + "}";
-}
-
-std::string GoStringSlice(const json::value* v) {
-  if (v == nullptr || !v->is_array()) return "[]string(nil)";
-  std::string out = "[]string{";
-  bool first = true;
-  for (const auto& e : v->get_array()) {
-    if (!first) out += ", ";
-    first = false;
-    out += e.is_string() ? GoString(e.get_string()) : SerializeJson(e);
-  }
-  return out + "}";
-}
-
-// v1.LabelSelector{MatchLabels:..., MatchExpressions:...}
-std::string GoLabelSelector(const json::value& sel) {
-  const json::object* o = sel.is_object() ? &sel.get_object() : nullptr;
-  std::string out = "v1.LabelSelector{MatchLabels:";
-  out += GoStringMap(o != nullptr ? ObjectAt(*o, "matchLabels") : nullptr);
-  out += ", MatchExpressions:";
-  const json::value* exprs = o != nullptr ? o->if_contains("matchExpressions") : nullptr;
-  if (exprs == nullptr || !exprs->is_array()) {
-    out += "[]v1.LabelSelectorRequirement(nil)";
-  } else {
-    out += "[]v1.LabelSelectorRequirement{";
-    bool first = true;
-    for (const auto& e : exprs->get_array()) {
-      if (!first) out += ", ";
-      first = false;
-      const json::object empty;
-      const json::object& r = e.is_object() ? e.get_object() : empty;
-      out += "v1.LabelSelectorRequirement{Key:" + GoString(StringAt(r, "key")) +
-             ", Operator:" + GoString(StringAt(r, "operator")) + ", Values:" + GoStringSlice(r.if_contains("values")) + "}";
-    }
-    out += "}";
-  }
-  return out + "}";
-}
-
-FieldError InvalidGo(std::string field, std::string go_value, std::string detail) {
-  FieldError e = FieldError::Invalid(std::move(field), "", std::move(detail));
-  e.bad_value_go = std::move(go_value);
-  return e;
-}
 
 void ValidateDataKeys(const json::object& obj, std::vector<FieldError>& errs, bool config_map) {
   std::size_t total = 0;
@@ -640,6 +578,7 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, const json:
       break;
     case BuiltinKind::kGeneric:
       if (info.group == "rbac.authorization.k8s.io") ValidateRbac(info, obj, errs);
+      ValidateOtherKind(info, obj, old, errs);
       ValidateGenericKind(info, obj, errs);  // CRDs and custom resources (schema_validation.hpp)
       break;
     case BuiltinKind::kNamespace:
@@ -654,7 +593,7 @@ void ValidateKind(const ResourceInfo& info, const json::object& obj, const json:
 std::vector<FieldError> ValidateCreate(const ResourceInfo& info, const json::object& obj,
                                        bool via_events_v1) {
   std::vector<FieldError> errs = ValidateObjectMeta(MetadataOf(obj), NameRuleFor(info));
-  if (KindOf(info) != BuiltinKind::kGeneric || info.group == "rbac.authorization.k8s.io") {
+  if (info.builtin && !IsCrdResource(info)) {
     for (auto& e : ValidateKubeFinalizerNames(MetadataOf(obj))) errs.push_back(std::move(e));
   }
   ValidateKind(info, obj, nullptr, via_events_v1, errs);
@@ -665,7 +604,7 @@ std::vector<FieldError> ValidateCreate(const ResourceInfo& info, const json::obj
 std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const json::object& obj,
                                        const json::object& old) {
   std::vector<FieldError> errs = ValidateObjectMeta(MetadataOf(obj), NameRuleFor(info));
-  if (KindOf(info) != BuiltinKind::kGeneric || info.group == "rbac.authorization.k8s.io") {
+  if (info.builtin && !IsCrdResource(info)) {
     for (auto& e : ValidateKubeFinalizerNames(MetadataOf(obj))) errs.push_back(std::move(e));
   }
   const auto uid = StringAt(MetadataOf(obj), "uid");

@@ -17,6 +17,7 @@
 #include "apiserver/rest/builtin_schema.hpp"
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/crd.hpp"
+#include "apiserver/rest/go_zero.hpp"
 #include "apiserver/rest/go_json.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/schema_validation.hpp"
@@ -146,15 +147,16 @@ TypeSchemaPtr ManagedFieldsSchema(const ResourceInfo& info) {
 // The zero value of a built-in Go type has its non-pointer structs (spec, status) already.
 TrackOptions TrackOptionsFor(const ResourceInfo& info) {
   TrackOptions options;
-  if (KindOf(info) != BuiltinKind::kGeneric) options.implicit = {"spec", "status"};
+  if (info.builtin && !IsCrdResource(info) && info.group != "rbac.authorization.k8s.io") {
+    options.implicit = {"spec", "status"};
+  }
   return options;
 }
 
 // kube's CR handler refuses a POST of a custom resource while its CRD is terminating.
 Result<void> CheckCrdNotTerminating(const Env& env, const Request& r) {
   const ResourceInfo& info = *r.info;
-  if (r.http.method != "POST" || KindOf(info) != BuiltinKind::kGeneric || info.group == kCrdGroup ||
-      info.group == "rbac.authorization.k8s.io") {
+  if (r.http.method != "POST" || info.builtin) {
     return Ok();
   }
   const ResourcePtr crds = env.registry.Find(kCrdGroup, "v1", kCrdResource);
@@ -324,6 +326,13 @@ Result<json::object> DecodeObject(const Request& r, json::value value,
   // Defaults from the URL, as kube's decoder does for a body without type information.
   obj["kind"] = expected_kind;
   obj["apiVersion"] = expected_api_version;
+  // Decoding into the Go type: the first value of a JSON type the type cannot take.
+  if (const TypeSchemaPtr schema = info.builtin ? OpenApiSchema(info.group, info.version, info.kind) : nullptr) {
+    if (auto error = GoUnmarshalError(*schema, obj)) {
+      return NewBadRequest(std::string(expected_kind) + " in version " + QuoteJson(info.version) +
+                           " cannot be handled as a " + std::string(expected_kind) + ": " + *error);
+    }
+  }
   // Metadata types are checked by the Object parser (labels must be a string map, ...).
   if (auto checked = Object::FromJson(obj); !checked.ok()) {
     return NewBadRequest(std::string(expected_kind) + " in version " + QuoteJson(info.version) +
@@ -393,7 +402,7 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
   // PrepareForCreate, the allocators (cluster IPs, node ports) and mutating admission, whose
   // fields nobody manages. A custom resource's structural defaults and pruning are decode steps
   // in kube, and part of PrepareForCreate here: they come first.
-  const bool custom = KindOf(info) == BuiltinKind::kGeneric;
+  const bool custom = !info.builtin || IsCrdResource(info) || info.group == "rbac.authorization.k8s.io";
   if (custom) {
     PrepareForCreate(info, obj);
   } else {
@@ -406,12 +415,13 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
     if (info.has_status) options.ignored.emplace_back("status");
     TrackUpdate(nullptr, obj, *who, ManagedFieldsSchema(info).get(), options);
   }
-  if (!custom) PrepareForCreate(info, obj);
   {
+    // kube fills in the system fields before the strategy runs (a Job's selector holds its uid).
     auto& meta = EnsureObject(obj, "metadata");
     meta["uid"] = NewUid();
     meta["creationTimestamp"] = FormatTime(env.clock.WallNow());
   }
+  if (!custom) PrepareForCreate(info, obj);
   const std::string generate_base(StringAt(MetadataOf(obj), "generateName"));
   const bool generate = StringAt(MetadataOf(obj), "name").empty() && !generate_base.empty();
   std::string name;
@@ -494,7 +504,7 @@ std::string KubeStorageKey(const ResourceInfo& info, std::string_view ns, std::s
   // kube-apiserver's etcd keys: built-in resources under their plural (services under
   // services/specs), custom resources under their group.
   std::string key = "/registry/";
-  if (KindOf(info) == BuiltinKind::kGeneric && info.group != "rbac.authorization.k8s.io") key += info.group + "/";
+  if (!info.builtin || IsCrdResource(info)) key += info.group + "/";
   key += info.resource == "services" ? std::string("services/specs") : info.resource;
   key += "/";
   if (info.namespaced) key += std::string(ns) + "/";

@@ -289,7 +289,8 @@ class Server {
           return gv ? gv->etag.substr(1, gv->etag.size() - 2) : std::string();
         });
       });
-      return WithETag(req_, index, kJson);
+      // kube-openapi writes the index without a Content-Type: Go's sniffing calls it text.
+      return WithETag(req_, index, "text/plain; charset=utf-8");
     }
     DocPtr doc;
     if (seg.size() == 4 && seg[2] == "api") {

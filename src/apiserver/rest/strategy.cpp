@@ -106,7 +106,11 @@ std::string FieldValueString(std::string_view field, const json::value* value) {
   return json::serialize(*value);
 }
 
-GroupKind GroupKindOf(const ResourceInfo& info) { return {info.group, info.kind}; }
+GroupKind GroupKindOf(const ResourceInfo& info) {
+  // events.k8s.io Events are the core Events' storage, which names errors with the core kind.
+  if (KindOf(info) == BuiltinKind::kEventV1) return {"", info.kind};
+  return {info.group, info.kind};
+}
 
 namespace {
 

@@ -633,6 +633,22 @@ std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const json::obj
     errs.push_back(FieldError::Invalid("type", QuoteJson(StringAt(obj, "type")), "field is immutable"));
   }
   if (kind == BuiltinKind::kPod) ValidatePodSpecUpdate(obj, old, errs);
+  if (kind == BuiltinKind::kEventV1) {
+    // ValidateEventUpdate for events.k8s.io requests: everything but the series (and metadata)
+    // is immutable; the paths are the stored core/v1 names.
+    for (std::string_view member : {"involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp",
+                                    "count", "type", "eventTime", "action", "related", "reportingComponent",
+                                    "reportingInstance"}) {
+      const json::value* now = obj.if_contains(member);
+      const json::value* was = old.if_contains(member);
+      const bool same = (now == nullptr || now->is_null()) ? (was == nullptr || was->is_null())
+                                                           : (was != nullptr && JsonEqual(*now, *was));
+      if (same) continue;
+      const std::string value = now == nullptr ? "null" : now->is_string() ? QuoteJson(now->get_string()) : SerializeJson(*now);
+      const std::string path = member == "reportingComponent" ? "reportingController" : std::string(member);
+      errs.push_back(FieldError::Invalid(path, value, "field is immutable"));
+    }
+  }
   if (info.group == "rbac.authorization.k8s.io" && (info.kind == "RoleBinding" || info.kind == "ClusterRoleBinding")) {
     const json::value* ref = obj.if_contains("roleRef");
     const json::value* old_ref = old.if_contains("roleRef");

@@ -144,6 +144,30 @@ TypeSchemaPtr ManagedFieldsSchema(const ResourceInfo& info) {
   return BuiltinFieldSchema(info);
 }
 
+// TrackUpdate on the form the client wrote: events.k8s.io Events are stored in their core/v1
+// form, and kube's field manager sees (and names) the events.k8s.io fields.
+void TrackWrite(const ResourceInfo& info, const json::object* live, json::object& obj, const WriteManager& who,
+                const TrackOptions& options) {
+  if (!NeedsViewConversion(info)) {
+    TrackUpdate(live, obj, who, ManagedFieldsSchema(info).get(), options);
+    return;
+  }
+  json::object view = obj;
+  StoredToView(info, view);
+  std::optional<json::object> live_view;
+  if (live != nullptr) {
+    live_view = *live;
+    StoredToView(info, *live_view);
+  }
+  TrackUpdate(live_view ? &*live_view : nullptr, view, who, ManagedFieldsSchema(info).get(), options);
+  auto& meta = EnsureObject(obj, "metadata");
+  if (const auto* fields = MetadataOf(view).if_contains("managedFields")) {
+    meta["managedFields"] = *fields;
+  } else {
+    meta.erase("managedFields");
+  }
+}
+
 // The zero value of a built-in Go type has its non-pointer structs (spec, status) already.
 TrackOptions TrackOptionsFor(const ResourceInfo& info) {
   TrackOptions options;
@@ -186,7 +210,8 @@ Result<WriteManager> RequestManager(const Env& env, const Request& r, Subresourc
   }
   who.api_version = r.info->ApiVersion();
   who.subresource = std::string(SubresourceName(sub));
-  who.time = FormatTime(env.clock.WallNow());
+  // kube's scale handler rebuilds the parent's entries for /scale writes without their time.
+  if (sub != Subresource::kScale) who.time = FormatTime(env.clock.WallNow());
   return who;
 }
 
@@ -413,7 +438,7 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
     if (!who.ok()) return std::move(who).error();
     TrackOptions options = TrackOptionsFor(info);
     if (info.has_status) options.ignored.emplace_back("status");
-    TrackUpdate(nullptr, obj, *who, ManagedFieldsSchema(info).get(), options);
+    TrackWrite(info, nullptr, obj, *who, options);
   }
   {
     // kube fills in the system fields before the strategy runs (a Job's selector holds its uid).
@@ -559,7 +584,7 @@ Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresour
       EnsureObject(obj, "metadata")["managedFields"] = std::move(managed_fields);
     }
     CopySystemMetadata(obj, *current);
-    if (who.has_value()) TrackUpdate(&*current, obj, *who, ManagedFieldsSchema(info).get(), TrackOptionsFor(info));
+    if (who.has_value()) TrackWrite(info, &*current, obj, *who, TrackOptionsFor(info));
     std::vector<FieldError> errs = ValidateUpdate(info, obj, *current);
     const auto& old_meta = MetadataOf(*current);
     const bool deleting = old_meta.contains("deletionTimestamp");

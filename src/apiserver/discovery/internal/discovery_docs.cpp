@@ -118,6 +118,11 @@ std::string HashFor(const Snapshot& snapshot, const ResourceInfo& r) {
       }
     }
   }
+  // kube-apiserver stores CustomResourceDefinitions in their v1beta1 form (apiextensions'
+  // storage version), whichever version serves them.
+  if (r.builtin && r.group == "apiextensions.k8s.io" && r.kind == "CustomResourceDefinition") {
+    return StorageVersionHash(r.group, "v1beta1", r.kind);
+  }
   return StorageVersionHash(r.group, r.version, r.kind);
 }
 

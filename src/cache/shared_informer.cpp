@@ -376,6 +376,13 @@ Result<void> SharedIndexInformer::SetTransform(TransformFunc transform) {
   return Ok();
 }
 
+Result<void> SharedIndexInformer::AddIndexersBeforeStart(const Indexers& indexers) {
+  // Run sets started_ under listeners_mu_: holding it, the informer cannot start in between.
+  MutexLock lock(listeners_mu_);
+  if (started_) return MakeError(409, reason::kConflict, "informer has already started");
+  return indexer_.AddIndexers(indexers);
+}
+
 bool SharedIndexInformer::AddDecoder(const void* key, std::function<void(const ObjectPtr&)> decode) {
   MutexLock lock(listeners_mu_);
   if (started_) return false;

@@ -105,7 +105,7 @@ bool Client::CaughtUp(const Pending& p, const ObjectPtr& cached) {
   return cached->ResourceVersion() == p.resource_version;
 }
 
-Result<ObjectPtr> Client::Get(const GroupVersionResource& gvr, const ObjectKey& key, std::stop_token stop) {
+Result<ObjectPtr> Client::DoGet(const GroupVersionResource& gvr, const ObjectKey& key, std::stop_token stop) {
   auto informer = Informer(gvr, stop);
   if (!informer.ok()) return std::move(informer).error();
   const cache::Indexer& indexer = (*informer)->GetIndexer();
@@ -163,25 +163,55 @@ Result<ObjectPtr> Client::Get(const GroupVersionResource& gvr, const ObjectKey& 
   return obj;
 }
 
-Result<ObjectPtr> Client::Get(const GroupVersionKind& gvk, const ObjectKey& key, std::stop_token stop) {
-  auto gvr = ResourceFor(gvk);
-  if (!gvr.ok()) return std::move(gvr).error();
-  return Get(*gvr, key, std::move(stop));
+Result<void> Client::IndexField(const GroupVersionResource& gvr, const std::string& field, FieldIndexFunc extract) {
+  if (field.empty()) return BadRequest("IndexField: the field name must not be empty");
+  if (!extract) return BadRequest("IndexField: no extract function for field " + field);
+  // Each value is indexed twice, as controller-runtime's cache does: under the object's
+  // namespace (for a List of one namespace) and under the all-namespaces key.
+  cache::IndexFunc index = [extract = std::move(extract)](const Object& obj) {
+    std::vector<std::string> values;
+    try {
+      values = extract(obj);
+    } catch (...) {
+      return std::vector<std::string>();  // a throwing extractor indexes nothing
+    }
+    std::vector<std::string> keys;
+    keys.reserve(values.size() * 2);
+    for (const std::string& v : values) {
+      keys.push_back(FieldIndexValue({}, v));
+      if (!obj.Namespace().empty()) keys.push_back(FieldIndexValue(obj.Namespace(), v));
+    }
+    return keys;
+  };
+  return factory_.ForResource(gvr).AddIndexersBeforeStart({{FieldIndexName(field), std::move(index)}});
 }
 
-Result<std::vector<ObjectPtr>> Client::List(const GroupVersionResource& gvr, const ListFilter& filter,
-                                            std::stop_token stop) {
+Result<std::vector<ObjectPtr>> Client::DoList(const GroupVersionResource& gvr, const ListFilter& filter,
+                                              std::stop_token stop) {
   auto informer = Informer(gvr, std::move(stop));
   if (!informer.ok()) return std::move(informer).error();
-  cache::Lister lister = (*informer)->GetLister();
-  std::vector<ObjectPtr> out = filter.ns.empty() ? lister.List(filter.selector) : lister.List(filter.ns, filter.selector);
+  std::vector<ObjectPtr> out;
+  if (filter.field) {
+    auto indexed = (*informer)->GetIndexer().ByIndex(FieldIndexName(filter.field->field),
+                                                     FieldIndexValue(filter.ns, filter.field->value));
+    if (!indexed.ok()) {
+      return BadRequest("List on " + gvr.String() + " specifies selector on field " + filter.field->field +
+                        ", but no index with name " + filter.field->field + " has been registered for " +
+                        gvr.String());
+    }
+    out = std::move(*indexed);
+    std::erase_if(out, [&](const ObjectPtr& o) { return !filter.selector.Matches(o->Labels()); });
+  } else {
+    cache::Lister lister = (*informer)->GetLister();
+    out = filter.ns.empty() ? lister.List(filter.selector) : lister.List(filter.ns, filter.selector);
+  }
   std::sort(out.begin(), out.end(), [](const ObjectPtr& a, const ObjectPtr& b) {
     return std::pair(a->Namespace(), a->Name()) < std::pair(b->Namespace(), b->Name());
   });
   return out;
 }
 
-Result<GroupVersionResource> Client::ResourceFor(const GroupVersionKind& gvk) const {
+Result<GroupVersionResource> Client::DoResourceFor(const GroupVersionKind& gvk) const {
   auto mapping = mapper_.Mapping(gvk.ToGroupKind(), gvk.version);
   if (!mapping.ok()) return std::move(mapping).error();
   return mapping->resource;
@@ -228,7 +258,7 @@ void Client::RecordDelete(const GroupVersionResource& gvr, const Object& target,
   pending_[PendingKey{gvr, target.Key()}] = Pending{.resource_version = "", .uid = std::move(uid)};
 }
 
-Result<ObjectPtr> Client::Create(const Object& object, const CreateOptions& options) {
+Result<ObjectPtr> Client::DoCreate(const Object& object, const CreateOptions& options) {
   auto api = ApiFor(object);
   if (!api.ok()) return std::move(api).error();
   auto& [gvr, a] = *api;
@@ -237,26 +267,20 @@ Result<ObjectPtr> Client::Create(const Object& object, const CreateOptions& opti
   return out;
 }
 
-Result<ObjectPtr> Client::Update(const Object& object, const UpdateOptions& options) {
+Result<ObjectPtr> Client::DoUpdate(const Object& object, const UpdateOptions& options, std::string_view subresource) {
+  if (!subresource.empty() && subresource != "status") {
+    return BadRequest("client: Update of subresource \"" + std::string(subresource) + "\" is not supported");
+  }
   auto api = ApiFor(object);
   if (!api.ok()) return std::move(api).error();
   auto& [gvr, a] = *api;
-  auto out = a.Update(object, options);
+  auto out = subresource.empty() ? a.Update(object, options) : a.UpdateStatus(object, options);
   if (out.ok()) RecordWrite(gvr, **out);
   return out;
 }
 
-Result<ObjectPtr> Client::UpdateStatus(const Object& object, const UpdateOptions& options) {
-  auto api = ApiFor(object);
-  if (!api.ok()) return std::move(api).error();
-  auto& [gvr, a] = *api;
-  auto out = a.UpdateStatus(object, options);
-  if (out.ok()) RecordWrite(gvr, **out);
-  return out;
-}
-
-Result<ObjectPtr> Client::Patch(const Object& object, PatchType type, std::string_view patch,
-                                const PatchOptions& options, std::string_view subresource) {
+Result<ObjectPtr> Client::DoPatch(const Object& object, PatchType type, std::string_view patch,
+                                  const PatchOptions& options, std::string_view subresource) {
   auto api = ApiFor(object);
   if (!api.ok()) return std::move(api).error();
   auto& [gvr, a] = *api;
@@ -265,7 +289,7 @@ Result<ObjectPtr> Client::Patch(const Object& object, PatchType type, std::strin
   return out;
 }
 
-Result<ObjectPtr> Client::Delete(const Object& object, const DeleteOptions& options) {
+Result<ObjectPtr> Client::DoDelete(const Object& object, const DeleteOptions& options) {
   auto api = ApiFor(object);
   if (!api.ok()) return std::move(api).error();
   auto& [gvr, a] = *api;

@@ -42,27 +42,92 @@ Result<void> RunMutate(const MutateFn& mutate, ObjectBuilder& b, const std::stri
   return Ok();
 }
 
-struct Target {
-  std::string ns;
-  std::string name;
-  client::Api api;
+// Where the helpers read and write the one object they work on: through a client::Api
+// (straight to the server) or through a ClientInterface (the Manager's cache-reading client, the
+// fake client). The helpers' logic is written once, against this.
+class Target {
+ public:
+  Target(std::string ns, std::string name) : ns_(std::move(ns)), name_(std::move(name)) {}
+  virtual ~Target() = default;
+  const std::string& ns() const { return ns_; }
+  const std::string& name() const { return name_; }
+  virtual Result<ObjectPtr> Get() const = 0;
+  virtual Result<ObjectPtr> Create(const Object& object) const = 0;
+  virtual Result<ObjectPtr> Update(const Object& object) const = 0;
+  virtual Result<ObjectPtr> UpdateStatus(const Object& object) const = 0;
+  // A merge patch of the object `current` (or of its `subresource`).
+  virtual Result<ObjectPtr> MergePatch(const Object& current, std::string_view patch,
+                                       std::string_view subresource) const = 0;
+
+ private:
+  std::string ns_;
+  std::string name_;
 };
 
-Result<Target> Resolve(const client::Api& api, const ObjectBuilder& seed) {
+class ApiTarget final : public Target {
+ public:
+  ApiTarget(std::string ns, std::string name, client::Api api) : Target(std::move(ns), std::move(name)), api_(std::move(api)) {}
+  Result<ObjectPtr> Get() const override { return api_.Get(name()); }
+  Result<ObjectPtr> Create(const Object& object) const override { return api_.Create(object); }
+  Result<ObjectPtr> Update(const Object& object) const override { return api_.Update(object); }
+  Result<ObjectPtr> UpdateStatus(const Object& object) const override { return api_.UpdateStatus(object); }
+  Result<ObjectPtr> MergePatch(const Object&, std::string_view patch, std::string_view subresource) const override {
+    return api_.Patch(name(), PatchType::kMerge, patch, {}, subresource);
+  }
+
+ private:
+  client::Api api_;
+};
+
+class ClientTarget final : public Target {
+ public:
+  ClientTarget(std::string ns, std::string name, ClientInterface& client, GroupVersionResource gvr)
+      : Target(std::move(ns), std::move(name)), client_(client), gvr_(std::move(gvr)) {}
+  Result<ObjectPtr> Get() const override { return client_.Get(gvr_, ObjectKey{ns(), name()}); }
+  Result<ObjectPtr> Create(const Object& object) const override { return client_.Create(object); }
+  Result<ObjectPtr> Update(const Object& object) const override { return client_.Update(object); }
+  Result<ObjectPtr> UpdateStatus(const Object& object) const override { return client_.UpdateStatus(object); }
+  Result<ObjectPtr> MergePatch(const Object& current, std::string_view patch,
+                               std::string_view subresource) const override {
+    return client_.Patch(current, PatchType::kMerge, patch, {}, subresource);
+  }
+
+ private:
+  ClientInterface& client_;
+  GroupVersionResource gvr_;
+};
+
+Result<std::string> SeedName(const ObjectBuilder& seed) {
   std::string name = StringAt(seed, "/metadata/name");
-  std::string ns = StringAt(seed, "/metadata/namespace");
   if (name.empty()) return BadRequest("CreateOrUpdate: the seed object has no metadata.name");
+  return name;
+}
+
+Result<ApiTarget> Resolve(const client::Api& api, const ObjectBuilder& seed) {
+  auto name = SeedName(seed);
+  if (!name.ok()) return std::move(name).error();
+  std::string ns = StringAt(seed, "/metadata/namespace");
   auto target = TargetApi(api, ns);
   if (!target.ok()) return std::move(target).error();
-  return Target{std::move(ns), std::move(name), std::move(*target)};
+  return ApiTarget(std::move(ns), std::move(*name), std::move(*target));
+}
+
+Result<ClientTarget> Resolve(ClientInterface& client, const ObjectBuilder& seed) {
+  auto name = SeedName(seed);
+  if (!name.ok()) return std::move(name).error();
+  auto gvk = GroupVersionKind::FromApiVersionKind(StringAt(seed, "/apiVersion"), StringAt(seed, "/kind"));
+  if (!gvk.ok()) return std::move(gvk).error();
+  auto gvr = client.ResourceFor(*gvk);
+  if (!gvr.ok()) return std::move(gvr).error();
+  return ClientTarget(StringAt(seed, "/metadata/namespace"), std::move(*name), client, std::move(*gvr));
 }
 
 Result<OperationOutcome> CreateFromSeed(const Target& t, const ObjectBuilder& seed, const MutateFn& mutate) {
   ObjectBuilder b = seed;
-  if (auto m = RunMutate(mutate, b, t.ns, t.name); !m.ok()) return std::move(m).error();
+  if (auto m = RunMutate(mutate, b, t.ns(), t.name()); !m.ok()) return std::move(m).error();
   auto built = b.Build();
   if (!built.ok()) return std::move(built).error();
-  auto created = t.api.Create(**built);
+  auto created = t.Create(**built);
   if (!created.ok()) return std::move(created).error();
   return OperationOutcome{OperationResult::kCreated, std::move(*created)};
 }
@@ -148,38 +213,36 @@ std::string_view ToString(OperationResult result) {
   return "unknown";
 }
 
-Result<OperationOutcome> CreateOrUpdate(const client::Api& api, const ObjectBuilder& seed, const MutateFn& mutate) {
-  auto t = Resolve(api, seed);
-  if (!t.ok()) return std::move(t).error();
-  auto got = t->api.Get(t->name);
+namespace {
+
+Result<OperationOutcome> CreateOrUpdateAt(const Target& t, const ObjectBuilder& seed, const MutateFn& mutate) {
+  auto got = t.Get();
   if (!got.ok()) {
     if (!IsNotFound(got.error())) return std::move(got).error();
-    return CreateFromSeed(*t, seed, mutate);
+    return CreateFromSeed(t, seed, mutate);
   }
   ObjectBuilder b(**got);
   const boost::json::object before = b.Json();
   // The existing object's namespace is authoritative for the key check (the seed may omit it
   // when the Api carries the namespace).
-  if (auto m = RunMutate(mutate, b, std::string((*got)->Namespace()), t->name); !m.ok()) return std::move(m).error();
+  if (auto m = RunMutate(mutate, b, std::string((*got)->Namespace()), t.name()); !m.ok()) return std::move(m).error();
   if (b.Json() == before) return OperationOutcome{OperationResult::kUnchanged, std::move(*got)};
   auto built = b.Build();
   if (!built.ok()) return std::move(built).error();
-  auto updated = t->api.Update(**built);
+  auto updated = t.Update(**built);
   if (!updated.ok()) return std::move(updated).error();
   return OperationOutcome{OperationResult::kUpdated, std::move(*updated)};
 }
 
-Result<OperationOutcome> CreateOrPatch(const client::Api& api, const ObjectBuilder& seed, const MutateFn& mutate) {
-  auto t = Resolve(api, seed);
-  if (!t.ok()) return std::move(t).error();
-  auto got = t->api.Get(t->name);
+Result<OperationOutcome> CreateOrPatchAt(const Target& t, const ObjectBuilder& seed, const MutateFn& mutate) {
+  auto got = t.Get();
   if (!got.ok()) {
     if (!IsNotFound(got.error())) return std::move(got).error();
-    return CreateFromSeed(*t, seed, mutate);
+    return CreateFromSeed(t, seed, mutate);
   }
   ObjectBuilder b(**got);
   boost::json::object before = b.Json();
-  if (auto m = RunMutate(mutate, b, std::string((*got)->Namespace()), t->name); !m.ok()) return std::move(m).error();
+  if (auto m = RunMutate(mutate, b, std::string((*got)->Namespace()), t.name()); !m.ok()) return std::move(m).error();
   boost::json::object after = b.Json();
   const boost::json::value before_status = TakeStatus(before);
   const boost::json::value after_status = TakeStatus(after);
@@ -195,12 +258,12 @@ Result<OperationOutcome> CreateOrPatch(const client::Api& api, const ObjectBuild
   const bool status_changed = !IsEmptyPatch(status_patch);
   ObjectPtr current = std::move(*got);
   if (main_changed) {
-    auto patched = t->api.Patch(t->name, PatchType::kMerge, SerializeJson(main_patch));
+    auto patched = t.MergePatch(*current, SerializeJson(main_patch), {});
     if (!patched.ok()) return std::move(patched).error();
     current = std::move(*patched);
   }
   if (status_changed) {
-    auto patched = t->api.Patch(t->name, PatchType::kMerge, SerializeJson(status_patch), {}, "status");
+    auto patched = t.MergePatch(*current, SerializeJson(status_patch), "status");
     if (!patched.ok()) return std::move(patched).error();
     current = std::move(*patched);
   }
@@ -213,6 +276,32 @@ Result<OperationOutcome> CreateOrPatch(const client::Api& api, const ObjectBuild
     op = OperationResult::kUpdatedStatusOnly;
   }
   return OperationOutcome{op, std::move(current)};
+}
+
+template <class Via>
+Result<OperationOutcome> WithTarget(Via& via, const ObjectBuilder& seed, const MutateFn& mutate,
+                                    Result<OperationOutcome> (*run)(const Target&, const ObjectBuilder&, const MutateFn&)) {
+  auto t = Resolve(via, seed);
+  if (!t.ok()) return std::move(t).error();
+  return run(*t, seed, mutate);
+}
+
+}  // namespace
+
+Result<OperationOutcome> CreateOrUpdate(const client::Api& api, const ObjectBuilder& seed, const MutateFn& mutate) {
+  return WithTarget(api, seed, mutate, CreateOrUpdateAt);
+}
+
+Result<OperationOutcome> CreateOrUpdate(ClientInterface& client, const ObjectBuilder& seed, const MutateFn& mutate) {
+  return WithTarget(client, seed, mutate, CreateOrUpdateAt);
+}
+
+Result<OperationOutcome> CreateOrPatch(const client::Api& api, const ObjectBuilder& seed, const MutateFn& mutate) {
+  return WithTarget(api, seed, mutate, CreateOrPatchAt);
+}
+
+Result<OperationOutcome> CreateOrPatch(ClientInterface& client, const ObjectBuilder& seed, const MutateFn& mutate) {
+  return WithTarget(client, seed, mutate, CreateOrPatchAt);
 }
 
 Result<void> SetControllerReference(const Object& owner, ObjectBuilder& object) {
@@ -319,21 +408,20 @@ bool ContainsFinalizer(const Object& object, std::string_view finalizer) {
   return object.Finalizers().Contains(finalizer);
 }
 
-Result<ObjectPtr> UpdateStatus(const client::Api& api, const ObjectKey& key, const MutateFn& mutate,
-                               UpdateStatusOptions options) {
-  auto target = TargetApi(api, key.ns);
-  if (!target.ok()) return std::move(target).error();
+namespace {
+
+Result<ObjectPtr> UpdateStatusAt(const Target& target, const MutateFn& mutate, const UpdateStatusOptions& options) {
   Clock& clock = options.clock != nullptr ? *options.clock : RealClock::Instance();
   ObjectPtr last;
   auto r = RetryOnConflict(
       options.backoff,
       [&]() -> Result<void> {
-        auto got = target->Get(key.name);
+        auto got = target.Get();
         if (!got.ok()) return std::move(got).error();
         ObjectBuilder b(**got);
         std::optional<boost::json::value> before;
         if (const auto* s = b.Find("/status")) before = *s;
-        if (auto m = RunMutate(mutate, b, std::string((*got)->Namespace()), key.name); !m.ok()) return m;
+        if (auto m = RunMutate(mutate, b, std::string((*got)->Namespace()), target.name()); !m.ok()) return m;
         if (options.set_observed_generation) {
           const std::int64_t observed = options.observed_generation.value_or((*got)->Generation());
           if (auto s = b.Set("/status/observedGeneration", observed); !s.ok()) return s;
@@ -346,7 +434,7 @@ Result<ObjectPtr> UpdateStatus(const client::Api& api, const ObjectKey& key, con
         }
         auto built = b.Build();
         if (!built.ok()) return std::move(built).error();
-        auto updated = target->UpdateStatus(**built);
+        auto updated = target.UpdateStatus(**built);
         if (!updated.ok()) return std::move(updated).error();
         last = std::move(*updated);
         return Ok();
@@ -354,6 +442,20 @@ Result<ObjectPtr> UpdateStatus(const client::Api& api, const ObjectKey& key, con
       {}, clock);
   if (!r.ok()) return std::move(r).error();
   return last;
+}
+
+}  // namespace
+
+Result<ObjectPtr> UpdateStatus(const client::Api& api, const ObjectKey& key, const MutateFn& mutate,
+                               UpdateStatusOptions options) {
+  auto target = TargetApi(api, key.ns);
+  if (!target.ok()) return std::move(target).error();
+  return UpdateStatusAt(ApiTarget(key.ns, key.name, std::move(*target)), mutate, options);
+}
+
+Result<ObjectPtr> UpdateStatus(ClientInterface& client, const GroupVersionResource& gvr, const ObjectKey& key,
+                               const MutateFn& mutate, UpdateStatusOptions options) {
+  return UpdateStatusAt(ClientTarget(key.ns, key.name, client, gvr), mutate, options);
 }
 
 }  // namespace kube::controller

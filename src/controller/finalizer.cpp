@@ -58,20 +58,33 @@ FinalizeResult FinalizerRegistry::Finalize(const Object& object) const {
   return result;
 }
 
-Result<FinalizeResult> FinalizerRegistry::FinalizeAndUpdate(const client::Api& api, const Object& object) const {
-  FinalizeResult result = Finalize(object);
+namespace {
+
+// Writes the finalizer changes of `result` on `object` with `update`, then reports failures.
+Result<FinalizeResult> WriteFinalizers(FinalizeResult result, const Object& object,
+                                       const std::function<Result<ObjectPtr>(const Object&)>& update) {
   if (result.Updated()) {
     ObjectBuilder b(object);
     result.ApplyTo(b);
     auto built = b.Build();
     if (!built.ok()) return std::move(built).error();
-    const client::Api target =
-        object.Namespace().empty() || !api.ns().empty() ? api : api.Namespace(std::string(object.Namespace()));
-    auto updated = target.Update(**built);
+    auto updated = update(**built);
     if (!updated.ok()) return std::move(updated).error();
   }
   if (auto errors = result.Errors(); !errors.ok()) return std::move(errors).error();
   return result;
+}
+
+}  // namespace
+
+Result<FinalizeResult> FinalizerRegistry::FinalizeAndUpdate(const client::Api& api, const Object& object) const {
+  const client::Api target =
+      object.Namespace().empty() || !api.ns().empty() ? api : api.Namespace(std::string(object.Namespace()));
+  return WriteFinalizers(Finalize(object), object, [&](const Object& o) { return target.Update(o); });
+}
+
+Result<FinalizeResult> FinalizerRegistry::FinalizeAndUpdate(ClientInterface& client, const Object& object) const {
+  return WriteFinalizers(Finalize(object), object, [&](const Object& o) { return client.Update(o); });
 }
 
 }  // namespace kube::controller

@@ -187,6 +187,9 @@ Result<std::unique_ptr<Manager>> Manager::Create(ManagerOptions options) {
 }
 
 Client& Manager::GetClient() { return *in_->client; }
+Result<void> Manager::IndexField(const GroupVersionResource& gvr, const std::string& field, FieldIndexFunc extract) {
+  return in_->client->IndexField(gvr, field, std::move(extract));
+}
 cache::SharedInformerFactory& Manager::GetInformerFactory() { return *in_->factory; }
 client::RestMapper& Manager::GetRestMapper() { return *in_->mapper; }
 const std::shared_ptr<client::RestClient>& Manager::GetRestClient() const { return in_->rest; }

@@ -9,8 +9,10 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,8 +29,8 @@
 #include <kube/client/rest_client.hpp>
 #include <kube/client/typed_api.hpp>
 #include <kube/client/watch.hpp>
+#include <kube/testing/environment.hpp>
 
-#include "support/real_apiserver.hpp"
 
 namespace kube::client {
 namespace {
@@ -133,11 +135,16 @@ json::value WithoutUpdateFields(json::value v) {
 class RealApiServerRoundTrip : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const auto assets = test_support::KubebuilderAssets();
-    if (!assets) return;
-    server_ = new test_support::RealApiServer(*assets);
-    if (!server_->error().empty()) return;
-    auto client = DynamicClient::Create(server_->config());
+    const char* assets = std::getenv("KUBEBUILDER_ASSETS");
+    if (assets == nullptr || *assets == '\0') return;
+    started_ = true;
+    auto env = kube::testing::TestEnvironment::Start({.control_plane = kube::testing::ControlPlane::kReal});
+    if (!env.ok()) {
+      start_error_ = env.error().message;
+      return;
+    }
+    env_ = std::move(env).value();
+    auto client = DynamicClient::Create(env_->config());
     if (!client.ok()) {
       start_error_ = client.error().message;
       return;
@@ -147,12 +154,10 @@ class RealApiServerRoundTrip : public ::testing::Test {
   static void TearDownTestSuite() {
     delete client_;
     client_ = nullptr;
-    delete server_;  // kube-apiserver, then etcd; removes the temp dir
-    server_ = nullptr;
+    env_.reset();  // kube-apiserver, then etcd; removes the temp dir
   }
   void SetUp() override {
-    if (server_ == nullptr) GTEST_SKIP() << "KUBEBUILDER_ASSETS is not set (a directory with kube-apiserver and etcd)";
-    ASSERT_EQ(server_->error(), "");
+    if (!started_) GTEST_SKIP() << "KUBEBUILDER_ASSETS is not set (a directory with kube-apiserver and etcd)";
     ASSERT_EQ(start_error_, "");
   }
 
@@ -258,7 +263,8 @@ class RealApiServerRoundTrip : public ::testing::Test {
     return c;
   }
 
-  static inline test_support::RealApiServer* server_ = nullptr;
+  static inline bool started_ = false;
+  static inline std::unique_ptr<kube::testing::TestEnvironment> env_;
   static inline DynamicClient* client_ = nullptr;
   static inline std::string start_error_;
 };
@@ -530,7 +536,7 @@ TEST_F(RealApiServerRoundTrip, QuantityTextsGoKeepsAreWrittenCanonical) {
 TEST_F(RealApiServerRoundTrip, ProtobufListsAndWatchesGiveTheObjectsOfJson) {
   const std::string ns = "rt-protobuf";
   CreateNamespace(ns);
-  Config json_config = server_->config();
+  Config json_config = env_->config();
   json_config.protobuf = false;
   auto json_client = DynamicClient::Create(json_config);
   ASSERT_TRUE(json_client.ok()) << json_client.error().message;

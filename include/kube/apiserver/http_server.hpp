@@ -168,6 +168,43 @@ struct GeneratedPki {
 /// **Thread-safety:** concurrent calls on the same `dir` (even from two processes) may race.
 Result<GeneratedPki> EnsurePki(const std::string& dir);
 
+/// A certificate and its private key, PEM-encoded (the key as PKCS#8).
+struct CertificateAndKey {
+  std::string cert_pem{};
+  std::string key_pem{};
+};
+
+/// What `IssueCertificate` writes into a certificate.
+struct CertificateSpec {
+  /// What the certificate is for: a CA (`CA:TRUE`, keyCertSign), a TLS server (serverAuth) or a
+  /// TLS client (clientAuth; Kubernetes reads CN as the user name and each O as a group).
+  enum class Usage { kCa, kServer, kClient };
+  std::string common_name{};
+  /// The subject's O entries, in order (EnsurePki's certificates have one, "kubecpp").
+  std::vector<std::string> organizations{};
+  Usage usage = Usage::kServer;
+  /// subjectAltName in OpenSSL's syntax, e.g. "DNS:localhost,IP:127.0.0.1"; "" = none.
+  std::string subject_alt_names{};
+  int validity_days = 3650;
+};
+
+/// Issues a v3 certificate for a new EC P-256 key (random positive serial, valid from an hour
+/// ago, SHA-256 signature), signed by `issuer` (its certificate and key), or self-signed when
+/// `issuer` is null. The same code makes `EnsurePki`'s CA and serving certificate.
+/// **Errors:** 500 InternalError naming the OpenSSL failure (also for an issuer whose PEM does
+/// not load). **Thread-safety:** safe to call concurrently.
+Result<CertificateAndKey> IssueCertificate(const CertificateSpec& spec, const CertificateAndKey* issuer = nullptr);
+
+/// A new EC P-256 key pair, PEM-encoded: the private key (PKCS#8) and the public key
+/// (SubjectPublicKeyInfo), e.g. for kube-apiserver's service-account signing key files.
+struct KeyPairPem {
+  std::string private_key_pem{};
+  std::string public_key_pem{};
+};
+/// Generates a `KeyPairPem`. **Errors:** 500 InternalError naming the OpenSSL failure.
+/// **Thread-safety:** safe to call concurrently.
+Result<KeyPairPem> GenerateKeyPair();
+
 /// Reads `<dir>/token` (surrounding whitespace trimmed), or creates it with 32 random bytes
 /// hex-encoded (mode 0600; `dir` created with 0700 as needed).
 /// **Errors:** 500 InternalError on I/O failure.

@@ -128,6 +128,10 @@ class SharedIndexInformer final {
   bool AddDecoder(const void* key, std::function<void(const ObjectPtr&)> decode);
   /// Adds indexes (allowed at any time; existing objects are indexed).
   Result<void> AddIndexers(const Indexers& indexers) { return indexer_.AddIndexers(indexers); }
+  /// Adds indexes only while the informer has not started (client-go's AddIndexers before
+  /// v0.26; what controller-runtime's field indexer relies on: every object the informer ever
+  /// stores is indexed). **Errors:** 409 Conflict "informer has already started"; as AddIndexers.
+  Result<void> AddIndexersBeforeStart(const Indexers& indexers) KUBE_EXCLUDES(listeners_mu_);
 
   /// Runs the reflector, the delta processing and the handlers until `stop`. **Blocks.**
   /// Calling Run twice is a no-op for the second call.

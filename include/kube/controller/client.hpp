@@ -20,6 +20,7 @@
 #include <kube/client/dynamic_client.hpp>
 #include <kube/client/rest_mapper.hpp>
 #include <kube/client/typed_api.hpp>
+#include <kube/controller/client_interface.hpp>
 #include <kube/core/gvk.hpp>
 #include <kube/core/json.hpp>
 #include <kube/core/label_selector.hpp>
@@ -47,12 +48,6 @@ struct ClientOptions {
   Clock::Duration cache_sync_timeout = std::chrono::minutes(2);
 };
 
-/// What `List` returns: a namespace (empty = all) and a label selector.
-struct ListFilter {
-  std::string ns{};
-  LabelSelector selector{};
-};
-
 /// Reads from the informer cache, writes through the API.
 ///
 /// Reads (`Get`, `List`) use the informer of the resource in `factory` (its default scope),
@@ -60,14 +55,15 @@ struct ListFilter {
 /// cache does: the first read of a resource costs a LIST, later reads cost nothing. Read
 /// objects are shared, immutable cache entries: edit a copy (`ObjectBuilder`).
 /// Writes go straight to the API server; the resource is found from the object's apiVersion and
-/// kind through the RESTMapper.
+/// kind through the RESTMapper. A `List` with `ListFilter::field` answers from a field index of
+/// the informer, registered with `IndexField` before the informer starts.
 ///
 /// **Thread-safety:** all members may be called concurrently.
 /// **Lifetime:** `factory` and `mapper` must outlive the client.
 /// **Errors:** reads: NotFound (404, like the server's) for a missing object; Timeout (504) when
 /// the informer does not sync within `cache_sync_timeout` or a read-your-writes wait times out;
 /// Canceled when `stop` fires. Writes: the API server's errors; the RESTMapper's NoMatch.
-class Client final {
+class Client final : public ClientInterface {
  public:
   /// `rest` is shared; `factory`, `mapper` and `clock` are borrowed.
   Client(std::shared_ptr<client::RestClient> rest, client::RestMapper& mapper,
@@ -77,115 +73,42 @@ class Client final {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  /// The cached object `key` of `gvr` (fully specified: group, version, plural resource).
-  /// **Blocks?** On the first read of `gvr` (informer sync) and for read-your-writes.
-  Result<ObjectPtr> Get(const GroupVersionResource& gvr, const ObjectKey& key,
-                        std::stop_token stop = {}) KUBE_EXCLUDES(mu_);
-  /// As above, the resource found from `gvk` through the RESTMapper.
-  Result<ObjectPtr> Get(const GroupVersionKind& gvk, const ObjectKey& key, std::stop_token stop = {})
-      KUBE_EXCLUDES(mu_);
-  /// The cached objects of `gvr` matching `filter`, sorted by namespace/name.
-  Result<std::vector<ObjectPtr>> List(const GroupVersionResource& gvr, const ListFilter& filter = {},
-                                      std::stop_token stop = {}) KUBE_EXCLUDES(mu_);
-
-  /// Creates `object` (POST); returns what the server stored.
-  Result<ObjectPtr> Create(const Object& object, const CreateOptions& options = {}) KUBE_EXCLUDES(mu_);
-  /// Replaces `object` (PUT; its resourceVersion must be current, else IsConflict).
-  Result<ObjectPtr> Update(const Object& object, const UpdateOptions& options = {}) KUBE_EXCLUDES(mu_);
-  /// Replaces `object`'s status subresource.
-  Result<ObjectPtr> UpdateStatus(const Object& object, const UpdateOptions& options = {})
-      KUBE_EXCLUDES(mu_);
-  /// Patches the object named by `object` (its apiVersion, kind, namespace and name are used)
-  /// with `patch` of `type`, on `subresource` when not empty.
-  Result<ObjectPtr> Patch(const Object& object, PatchType type, std::string_view patch,
-                          const PatchOptions& options = {}, std::string_view subresource = {})
-      KUBE_EXCLUDES(mu_);
-  /// Deletes the object named by `object`. Returns the server's answer (the object when
-  /// finalizers keep it, else the Status).
-  Result<ObjectPtr> Delete(const Object& object, const DeleteOptions& options = {}) KUBE_EXCLUDES(mu_);
-
-  // ---- Typed: the same calls on generated (or user-declared) API types. ----
-
-  /// A copy of the cached object `key` of type T (controller-runtime's `Get(ctx, key, &obj)`):
-  /// edit it and write it back. The cached object is decoded once per version and shared
-  /// (see kube::api::Decoded); the copy is yours. **Errors:** as Get; 400 BadRequest when the
-  /// cached object does not decode as T.
+  /// Registers the field index `field` of `gvr` (controller-runtime's
+  /// `mgr.GetFieldIndexer().IndexField(obj, field, extract)`): a `List` of `gvr` with
+  /// `ListFilter::field` naming `field` then answers from the informer's index instead of
+  /// scanning. The index lives in the informer of `gvr` in the factory's default scope (the one
+  /// reads use), under `FieldIndexName(field)`, with values per namespace and for all namespaces
+  /// (`FieldIndexValue`). Register before the first read of `gvr` and before the manager starts.
+  /// **Thread-safety:** safe. **Errors:** 400 BadRequest for an empty field or a null function;
+  /// 409 Conflict once the informer of `gvr` has started (client-go's AddIndexers after start);
+  /// AlreadyExists when `field` is registered for `gvr` already.
+  Result<void> IndexField(const GroupVersionResource& gvr, const std::string& field, FieldIndexFunc extract);
+  /// As above for type T, with `extract` on the decoded value (see TypedFieldIndex).
   template <client::TypedResource T>
-  Result<T> Get(const ObjectKey& key, std::stop_token stop = {}) {
-    auto obj = Get(client::ResourceOf<T>(), key, stop);
-    if (!obj.ok()) return std::move(obj).error();
-    auto typed = api::Decoded<T>(*obj);
-    if (!typed.ok()) return std::move(typed).error();
-    return T(**typed);
-  }
-  /// The cached objects of type T matching `filter`, sorted by namespace/name: shared, immutable
-  /// values (copy one to edit it). **Errors:** as List; 400 when an object does not decode as T.
-  template <client::TypedResource T>
-  Result<std::vector<std::shared_ptr<const T>>> List(const ListFilter& filter = {}, std::stop_token stop = {}) {
-    auto objs = List(client::ResourceOf<T>(), filter, stop);
-    if (!objs.ok()) return std::move(objs).error();
-    std::vector<std::shared_ptr<const T>> out;
-    out.reserve(objs->size());
-    for (const ObjectPtr& o : *objs) {
-      auto typed = api::Decoded<T>(o);
-      if (!typed.ok()) return std::move(typed).error();
-      out.push_back(std::move(*typed));
-    }
-    return out;
-  }
-  /// Creates `object`; returns what the server stored. **Errors:** as Create.
-  template <client::TypedResource T>
-  Result<T> Create(const T& object, const CreateOptions& options = {}) {
-    return Typed<T>(object, [&](const Object& o) { return Create(o, options); });
-  }
-  /// Replaces `object` (its resourceVersion must be current, else IsConflict).
-  template <client::TypedResource T>
-  Result<T> Update(const T& object, const UpdateOptions& options = {}) {
-    return Typed<T>(object, [&](const Object& o) { return Update(o, options); });
-  }
-  /// Replaces `object`'s status subresource.
-  template <client::TypedResource T>
-  Result<T> UpdateStatus(const T& object, const UpdateOptions& options = {}) {
-    return Typed<T>(object, [&](const Object& o) { return UpdateStatus(o, options); });
-  }
-  /// Patches `object` with `patch` (for example `MergeFrom(original)`): the difference between
-  /// the patch's base and `object`, on `subresource` when not empty.
-  template <client::TypedResource T, class P>
-    requires requires(const P& p, const T& t) { p.Data(t); }
-  Result<T> Patch(const T& object, const P& patch, const PatchOptions& options = {},
-                  std::string_view subresource = {}) {
-    auto data = patch.Data(object);
-    if (!data.ok()) return std::move(data).error();
-    return Typed<T>(object, [&](const Object& o) { return Patch(o, P::kType, *data, options, subresource); });
-  }
-  /// Deletes `object` (by its namespace and name). Succeeds when it is gone or is being deleted.
-  template <client::TypedResource T>
-  Result<void> Delete(const T& object, const DeleteOptions& options = {}) {
-    auto o = api::ToObject(object);
-    if (!o.ok()) return std::move(o).error();
-    auto r = Delete(**o, options);
-    if (!r.ok()) return std::move(r).error();
-    return Ok();
+  Result<void> IndexField(const std::string& field, std::function<std::vector<std::string>(const T&)> extract) {
+    if (!extract) return BadRequest("IndexField: no extract function for field " + field);
+    return IndexField(client::ResourceOf<T>(), field, TypedFieldIndex<T>(std::move(extract)));
   }
 
   /// The uncached API of `gvr` (for reads that must hit the server, e.g. with a quorum).
   client::Api Api(const GroupVersionResource& gvr, std::string ns = {}) const;
-  /// The resource of `gvk`. **Errors:** the RESTMapper's.
-  Result<GroupVersionResource> ResourceFor(const GroupVersionKind& gvk) const;
   /// The RESTMapper. Borrowed.
   client::RestMapper& Mapper() const { return mapper_; }
 
  private:
-  template <class T, class Send>
-  static Result<T> Typed(const T& object, Send&& send) {
-    auto o = api::ToObject(object);
-    if (!o.ok()) return std::move(o).error();
-    auto r = send(**o);
-    if (!r.ok()) return std::move(r).error();
-    auto typed = api::FromObject<T>(**r);
-    if (!typed.ok()) return InternalError("decoding " + std::string(T::kKind) + ": " + typed.error().message);
-    return typed;
-  }
+  // Reads from the informer cache (waiting for its sync on first use); see the class comment.
+  Result<ObjectPtr> DoGet(const GroupVersionResource& gvr, const ObjectKey& key, std::stop_token stop) override
+      KUBE_EXCLUDES(mu_);
+  Result<std::vector<ObjectPtr>> DoList(const GroupVersionResource& gvr, const ListFilter& filter,
+                                        std::stop_token stop) override KUBE_EXCLUDES(mu_);
+  // Writes go to the API server.
+  Result<ObjectPtr> DoCreate(const Object& object, const CreateOptions& options) override KUBE_EXCLUDES(mu_);
+  Result<ObjectPtr> DoUpdate(const Object& object, const UpdateOptions& options, std::string_view subresource) override
+      KUBE_EXCLUDES(mu_);
+  Result<ObjectPtr> DoPatch(const Object& object, PatchType type, std::string_view patch, const PatchOptions& options,
+                            std::string_view subresource) override KUBE_EXCLUDES(mu_);
+  Result<ObjectPtr> DoDelete(const Object& object, const DeleteOptions& options) override KUBE_EXCLUDES(mu_);
+  Result<GroupVersionResource> DoResourceFor(const GroupVersionKind& gvk) const override;
 
   // Wakes read-your-writes waits on every cache event of a read resource. Shared with the
   // informer handlers, which may outlive the client by one notification.

@@ -24,6 +24,7 @@
 #include <kube/base/result.hpp>
 #include <kube/base/wait.hpp>
 #include <kube/client/dynamic_client.hpp>
+#include <kube/controller/client_interface.hpp>
 #include <kube/core/gvk.hpp>
 #include <kube/core/object.hpp>
 
@@ -63,6 +64,12 @@ using MutateFn = std::function<Result<void>(ObjectBuilder& obj)>;
 /// name or namespace or the seed has no name.
 Result<OperationOutcome> CreateOrUpdate(const client::Api& api, const ObjectBuilder& seed,
                                         const MutateFn& mutate);
+/// As above through `client` (the Manager's Client, which reads from the cache, or a fake): the
+/// resource comes from the seed's apiVersion and kind (`ResourceFor`). With the cache-reading
+/// client a just-written object may not be read back yet: a retry can see AlreadyExists or a
+/// Conflict (enable `ClientOptions::read_your_writes`, or requeue). **Thread-safety:** as
+/// `client`. **Errors:** as above; ResourceFor's NoMatch.
+Result<OperationOutcome> CreateOrUpdate(ClientInterface& client, const ObjectBuilder& seed, const MutateFn& mutate);
 
 /// As CreateOrUpdate, but writes only the difference as JSON merge patches (RFC 7386, from
 /// `CreateMergePatch`): one on the object for changes outside `status` and one on the `status`
@@ -72,6 +79,9 @@ Result<OperationOutcome> CreateOrUpdate(const client::Api& api, const ObjectBuil
 /// **Errors:** as CreateOrUpdate.
 Result<OperationOutcome> CreateOrPatch(const client::Api& api, const ObjectBuilder& seed,
                                        const MutateFn& mutate);
+/// As above through `client` (see the ClientInterface overload of CreateOrUpdate).
+/// **Errors:** as CreateOrUpdate.
+Result<OperationOutcome> CreateOrPatch(ClientInterface& client, const ObjectBuilder& seed, const MutateFn& mutate);
 
 /// Makes `owner` the controller of `object`: adds (or refreshes) an ownerReference with
 /// `controller: true` and `blockOwnerDeletion: true`, as controller-runtime does, so that
@@ -133,6 +143,12 @@ struct UpdateStatusOptions {
 /// **Errors:** the Get / UpdateStatus error (Conflict once retries run out), mutate's error.
 /// **Blocks?** Yes: requests and retry waits.
 Result<ObjectPtr> UpdateStatus(const client::Api& api, const ObjectKey& key,
+                               const MutateFn& mutate, UpdateStatusOptions options = {});
+/// As above, reading `key` of `gvr` and writing through `client`. With the Manager's client the
+/// read comes from the cache, so a conflict retry may read the same stale copy again until the
+/// cache catches up (the retries of `options.backoff` bound it; enable read-your-writes to wait
+/// for the cache instead). **Errors:** as above. **Blocks?** Yes: reads, writes, retry waits.
+Result<ObjectPtr> UpdateStatus(ClientInterface& client, const GroupVersionResource& gvr, const ObjectKey& key,
                                const MutateFn& mutate, UpdateStatusOptions options = {});
 
 }  // namespace kube::controller

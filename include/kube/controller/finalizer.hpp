@@ -26,6 +26,7 @@
 
 #include <kube/base/result.hpp>
 #include <kube/client/dynamic_client.hpp>
+#include <kube/controller/client_interface.hpp>
 #include <kube/core/object.hpp>
 
 namespace kube::controller {
@@ -71,6 +72,9 @@ class FinalizerRegistry final {
   /// Returns the result; cleanup failures are returned as an error after the successful
   /// removals were written. **Errors:** the Update error, or FinalizeResult::Errors().
   Result<FinalizeResult> FinalizeAndUpdate(const client::Api& api, const Object& object) const;
+  /// As above, writing through `client` (the Manager's Client or a fake; the resource comes
+  /// from `object`'s apiVersion and kind). **Errors:** as above.
+  Result<FinalizeResult> FinalizeAndUpdate(ClientInterface& client, const Object& object) const;
 
  private:
   std::vector<std::pair<std::string, FinalizerFn>> finalizers_;  // registration order

@@ -103,6 +103,16 @@ class Manager final {
 
   /// The client reading from the cache and writing to the API server.
   Client& GetClient();
+  /// Registers the field index `field` of `gvr` on the cache the client reads (controller-runtime's
+  /// `mgr.GetFieldIndexer().IndexField`); `List` with `ListFilter::field` then uses it. Call it
+  /// before Start (and before the first read of `gvr`). **Errors:** as Client::IndexField (409
+  /// Conflict once the informer of `gvr` has started).
+  Result<void> IndexField(const GroupVersionResource& gvr, const std::string& field, FieldIndexFunc extract);
+  /// As above for type T, with `extract` on the decoded value.
+  template <client::TypedResource T>
+  Result<void> IndexField(const std::string& field, std::function<std::vector<std::string>(const T&)> extract) {
+    return GetClient().IndexField<T>(field, std::move(extract));
+  }
   /// The shared informer factory (its default scope is the manager's namespace).
   cache::SharedInformerFactory& GetInformerFactory();
   /// The RESTMapper.

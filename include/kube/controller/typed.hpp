@@ -44,7 +44,7 @@ using ObjectReconcileFunc = std::function<Result<ReconcileResult>(ReconcileConte
 /// **Lifetime:** `client` must outlive the reconciler. **Errors:** the Get's other errors are
 /// returned (and retried by the controller); `fn`'s errors.
 template <client::TypedResource T>
-std::shared_ptr<Reconciler> AsReconciler(Client& client, ObjectReconcileFunc<T> fn) {
+std::shared_ptr<Reconciler> AsReconciler(ClientInterface& client, ObjectReconcileFunc<T> fn) {
   return MakeReconciler([&client, fn = std::move(fn)](ReconcileContext& ctx, const Request& req) -> Result<ReconcileResult> {
     auto obj = client.Get<T>(req.key, ctx.stop);
     if (!obj.ok()) {
@@ -87,7 +87,7 @@ using TypedMutateFn = std::function<Result<void>(T&)>;
 /// **Errors:** the Get/Create/Update error (a concurrent writer yields `IsConflict`: wrap in
 /// RetryOnConflict), mutate's error, 400 BadRequest when mutate changed the name or namespace.
 template <client::TypedResource T>
-Result<OperationResult> CreateOrUpdate(Client& client, T& object, const TypedMutateFn<T>& mutate,
+Result<OperationResult> CreateOrUpdate(ClientInterface& client, T& object, const TypedMutateFn<T>& mutate,
                                        std::stop_token stop = {}) {
   const ObjectKey key = KeyOf(object);
   if (key.name.empty()) return BadRequest("CreateOrUpdate: the object has no metadata.name");

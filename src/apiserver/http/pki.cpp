@@ -1,4 +1,5 @@
-// EnsurePki: a self-signed CA and a serving certificate, with the OpenSSL 3 C API.
+// EnsurePki (a self-signed CA and a serving certificate), IssueCertificate and GenerateKeyPair,
+// with the OpenSSL 3 C API.
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -12,7 +13,9 @@
 
 #include <ctime>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -66,11 +69,40 @@ Result<PkeyPtr> NewKey() {
   return key;
 }
 
-/// Issues a v3 certificate for `key` named CN=`common_name`, signed by `issuer`/`issuer_key`
-/// (self-signed when `issuer` is null), with `extensions` as (NID, OpenSSL config value).
-Result<X509Ptr> IssueCert(std::string_view common_name, EVP_PKEY* key, X509* issuer,
-                          EVP_PKEY* issuer_key,
-                          const std::vector<std::pair<int, const char*>>& extensions) {
+using Extensions = std::vector<std::pair<int, std::string>>;
+
+/// The extensions of a certificate for `usage` (as CertificateSpec::Usage documents).
+Extensions ExtensionsFor(CertificateSpec::Usage usage, const std::string& subject_alt_names) {
+  using Usage = CertificateSpec::Usage;
+  Extensions out;
+  switch (usage) {
+    case Usage::kCa:
+      out = {{NID_basic_constraints, "critical,CA:TRUE"},
+             {NID_key_usage, "critical,digitalSignature,keyCertSign,cRLSign"}};
+      break;
+    case Usage::kServer:
+      out = {{NID_basic_constraints, "critical,CA:FALSE"},
+             {NID_key_usage, "critical,digitalSignature"},
+             {NID_ext_key_usage, "serverAuth"}};
+      break;
+    case Usage::kClient:
+      out = {{NID_basic_constraints, "critical,CA:FALSE"},
+             {NID_key_usage, "critical,digitalSignature"},
+             {NID_ext_key_usage, "clientAuth"}};
+      break;
+  }
+  if (!subject_alt_names.empty()) out.emplace_back(NID_subject_alt_name, subject_alt_names);
+  out.emplace_back(NID_subject_key_identifier, "hash");
+  out.emplace_back(NID_authority_key_identifier, "keyid:always");
+  return out;
+}
+
+/// Issues a v3 certificate for `key` named O=`organizations`..., CN=`common_name`, signed by
+/// `issuer`/`issuer_key` (self-signed when `issuer` is null), with `extensions` as (NID,
+/// OpenSSL config value), valid for `validity_days`.
+Result<X509Ptr> IssueCert(std::string_view common_name, const std::vector<std::string>& organizations,
+                          EVP_PKEY* key, X509* issuer, EVP_PKEY* issuer_key, const Extensions& extensions,
+                          int validity_days = kValidityDays) {
   X509Ptr cert(X509_new());
   if (!cert) return SslError("allocate certificate");
   X509* x = cert.get();
@@ -85,12 +117,17 @@ Result<X509Ptr> IssueCert(std::string_view common_name, EVP_PKEY* key, X509* iss
   if (X509_set_version(x, X509_VERSION_3) != 1 ||
       // an hour of slack for clocks that are a little behind ours
       X509_gmtime_adj(X509_getm_notBefore(x), -3600) == nullptr ||
-      X509_time_adj_ex(X509_getm_notAfter(x), kValidityDays, 0, nullptr) == nullptr ||
-      X509_set_pubkey(x, key) != 1 ||
-      X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
-                                 reinterpret_cast<const unsigned char*>("kubecpp"), -1, -1,
-                                 0) != 1 ||
-      X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+      X509_time_adj_ex(X509_getm_notAfter(x), validity_days, 0, nullptr) == nullptr ||
+      X509_set_pubkey(x, key) != 1) {
+    return SslError("fill certificate");
+  }
+  for (const std::string& o : organizations) {
+    if (X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(o.c_str()),
+                                   -1, -1, 0) != 1) {
+      return SslError("fill certificate subject O=" + o);
+    }
+  }
+  if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
                                  reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1,
                                  0) != 1 ||
       X509_set_issuer_name(x, issuer != nullptr ? X509_get_subject_name(issuer) : name) != 1) {
@@ -103,7 +140,7 @@ Result<X509Ptr> IssueCert(std::string_view common_name, EVP_PKEY* key, X509* iss
     return SslError("certificate extension context");
   }
   for (const auto& [nid, value] : extensions) {
-    ExtensionPtr ext(X509V3_EXT_nconf_nid(nullptr, &ctx, nid, value));
+    ExtensionPtr ext(X509V3_EXT_nconf_nid(nullptr, &ctx, nid, value.c_str()));
     if (!ext || X509_add_ext(x, ext.get(), -1) != 1) {
       return SslError(fmt::format("certificate extension {}={}", OBJ_nid2sn(nid), value));
     }
@@ -134,22 +171,30 @@ Result<std::string> KeyPem(EVP_PKEY* key) {
   return BioContents(bio.get());
 }
 
+Result<X509Ptr> ParseCert(const std::string& pem, std::string_view what) {
+  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+  if (!cert) return SslError(fmt::format("load certificate {}", what));
+  return cert;
+}
+
+Result<PkeyPtr> ParseKey(const std::string& pem, std::string_view what) {
+  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+  if (!key) return SslError(fmt::format("load private key {}", what));
+  return key;
+}
+
 Result<X509Ptr> LoadCert(const std::string& path) {
   auto pem = internal::ReadFile(path);
   if (!pem.ok()) return std::move(pem).error();
-  BioPtr bio(BIO_new_mem_buf(pem->data(), static_cast<int>(pem->size())));
-  X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
-  if (!cert) return SslError(fmt::format("load certificate {}", path));
-  return cert;
+  return ParseCert(*pem, path);
 }
 
 Result<PkeyPtr> LoadKey(const std::string& path) {
   auto pem = internal::ReadFile(path);
   if (!pem.ok()) return std::move(pem).error();
-  BioPtr bio(BIO_new_mem_buf(pem->data(), static_cast<int>(pem->size())));
-  PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
-  if (!key) return SslError(fmt::format("load private key {}", path));
-  return key;
+  return ParseKey(*pem, path);
 }
 
 /// Writes the key (0600) before the certificate (0644): a crash in between leaves a pair that
@@ -193,11 +238,8 @@ Result<LoadedCa> EnsureCa(const std::string& cert_file, const std::string& key_f
   }
   auto key = NewKey();
   if (!key.ok()) return std::move(key).error();
-  auto cert = IssueCert("kubecpp-ca", key->get(), nullptr, key->get(),
-                        {{NID_basic_constraints, "critical,CA:TRUE"},
-                         {NID_key_usage, "critical,digitalSignature,keyCertSign,cRLSign"},
-                         {NID_subject_key_identifier, "hash"},
-                         {NID_authority_key_identifier, "keyid:always"}});
+  auto cert = IssueCert("kubecpp-ca", {"kubecpp"}, key->get(), nullptr, key->get(),
+                        ExtensionsFor(CertificateSpec::Usage::kCa, ""));
   if (!cert.ok()) return std::move(cert).error();
   KUBE_RETURN_IF_ERROR(WritePair(cert_file, cert->get(), key_file, key->get()));
   created = true;
@@ -245,17 +287,50 @@ Result<GeneratedPki> EnsurePki(const std::string& dir) {
 
   auto key = NewKey();
   if (!key.ok()) return std::move(key).error();
-  auto cert = IssueCert("kubecpp-apiserver", key->get(), ca->cert.get(), ca->key.get(),
-                        {{NID_basic_constraints, "critical,CA:FALSE"},
-                         {NID_key_usage, "critical,digitalSignature"},
-                         {NID_ext_key_usage, "serverAuth"},
-                         {NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1"},
-                         {NID_subject_key_identifier, "hash"},
-                         {NID_authority_key_identifier, "keyid:always"}});
+  auto cert = IssueCert("kubecpp-apiserver", {"kubecpp"}, key->get(), ca->cert.get(), ca->key.get(),
+                        ExtensionsFor(CertificateSpec::Usage::kServer, "DNS:localhost,IP:127.0.0.1,IP:::1"));
   if (!cert.ok()) return std::move(cert).error();
   KUBE_RETURN_IF_ERROR(WritePair(out.cert_file, cert->get(), out.key_file, key->get()));
   log::Info("generated serving certificate", {{"file", out.cert_file}});
   return out;
+}
+
+Result<CertificateAndKey> IssueCertificate(const CertificateSpec& spec, const CertificateAndKey* issuer) {
+  ERR_clear_error();
+  X509Ptr issuer_cert;
+  PkeyPtr issuer_key;
+  if (issuer != nullptr) {
+    auto cert = ParseCert(issuer->cert_pem, "of the issuer");
+    if (!cert.ok()) return std::move(cert).error();
+    auto key = ParseKey(issuer->key_pem, "of the issuer");
+    if (!key.ok()) return std::move(key).error();
+    issuer_cert = std::move(cert).value();
+    issuer_key = std::move(key).value();
+  }
+  auto key = NewKey();
+  if (!key.ok()) return std::move(key).error();
+  auto cert = IssueCert(spec.common_name, spec.organizations, key->get(), issuer_cert.get(),
+                        issuer != nullptr ? issuer_key.get() : key->get(),
+                        ExtensionsFor(spec.usage, spec.subject_alt_names), spec.validity_days);
+  if (!cert.ok()) return std::move(cert).error();
+  auto cert_pem = CertPem(cert->get());
+  if (!cert_pem.ok()) return std::move(cert_pem).error();
+  auto key_pem = KeyPem(key->get());
+  if (!key_pem.ok()) return std::move(key_pem).error();
+  return CertificateAndKey{.cert_pem = std::move(cert_pem).value(), .key_pem = std::move(key_pem).value()};
+}
+
+Result<KeyPairPem> GenerateKeyPair() {
+  ERR_clear_error();
+  auto key = NewKey();
+  if (!key.ok()) return std::move(key).error();
+  auto private_pem = KeyPem(key->get());
+  if (!private_pem.ok()) return std::move(private_pem).error();
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio || PEM_write_bio_PUBKEY(bio.get(), key->get()) != 1) return SslError("encode public key");
+  auto public_pem = BioContents(bio.get());
+  if (!public_pem.ok()) return std::move(public_pem).error();
+  return KeyPairPem{.private_key_pem = std::move(private_pem).value(), .public_key_pem = std::move(public_pem).value()};
 }
 
 }  // namespace kube::apiserver

@@ -64,6 +64,59 @@ std::string Base64Decode(const std::string& text) {
   return out;
 }
 
+X509Ptr ParseCert(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  X509Ptr cert(PEM_read_bio_X509(bio, nullptr, nullptr, nullptr));
+  BIO_free(bio);
+  return cert;
+}
+
+TEST(IssueCertificate, AClientCertificateNamesTheUserAndGroupsAndIsSignedByItsIssuer) {
+  auto ca = IssueCertificate({.common_name = "client-ca", .usage = CertificateSpec::Usage::kCa});
+  ASSERT_TRUE(ca.ok()) << ca.error().message;
+  auto client = IssueCertificate({.common_name = "alice",
+                                  .organizations = {"system:masters", "devs"},
+                                  .usage = CertificateSpec::Usage::kClient},
+                                 &*ca);
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  X509Ptr ca_cert = ParseCert(ca->cert_pem);
+  X509Ptr cert = ParseCert(client->cert_pem);
+  ASSERT_TRUE(ca_cert && cert);
+  EXPECT_EQ(X509_verify(cert.get(), X509_get0_pubkey(ca_cert.get())), 1);
+  char subject[256];
+  X509_NAME_oneline(X509_get_subject_name(cert.get()), subject, sizeof subject);
+  EXPECT_STREQ(subject, "/O=system:masters/O=devs/CN=alice");
+  EXPECT_NE(X509_get_extended_key_usage(cert.get()) & XKU_SSL_CLIENT, 0u);
+  EXPECT_EQ(X509_check_ca(cert.get()), 0);
+  EXPECT_NE(X509_check_ca(ca_cert.get()), 0);
+
+  auto self_signed = IssueCertificate({.common_name = "x"});
+  ASSERT_TRUE(self_signed.ok()) << self_signed.error().message;
+  X509Ptr self = ParseCert(self_signed->cert_pem);
+  ASSERT_TRUE(self);
+  EXPECT_EQ(X509_verify(self.get(), X509_get0_pubkey(self.get())), 1);
+  CertificateAndKey garbage{.cert_pem = "not pem", .key_pem = "not pem"};
+  auto refused = IssueCertificate({.common_name = "x"}, &garbage);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, 500);
+}
+
+TEST(GenerateKeyPair, GivesMatchingPrivateAndPublicKeys) {
+  auto pair = GenerateKeyPair();
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  BIO* priv_bio = BIO_new_mem_buf(pair->private_key_pem.data(), static_cast<int>(pair->private_key_pem.size()));
+  EVP_PKEY* priv = PEM_read_bio_PrivateKey(priv_bio, nullptr, nullptr, nullptr);
+  BIO* pub_bio = BIO_new_mem_buf(pair->public_key_pem.data(), static_cast<int>(pair->public_key_pem.size()));
+  EVP_PKEY* pub = PEM_read_bio_PUBKEY(pub_bio, nullptr, nullptr, nullptr);
+  ASSERT_NE(priv, nullptr);
+  ASSERT_NE(pub, nullptr);
+  EXPECT_EQ(EVP_PKEY_eq(priv, pub), 1);
+  EVP_PKEY_free(priv);
+  EVP_PKEY_free(pub);
+  BIO_free(priv_bio);
+  BIO_free(pub_bio);
+}
+
 class PkiTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -14,6 +14,7 @@
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <kube/apiserver/yaml.hpp>
 #include <kube/core/json.hpp>
 #include <kube/core/status.hpp>
 #include <kube/core/time.hpp>
@@ -468,3 +469,7 @@ void HandleApply(const Env& env, Request& r, const PatchOptions& opts) {
 }
 
 }  // namespace kube::apiserver::rest
+
+namespace kube::apiserver {
+Result<boost::json::value> ParseYaml(std::string_view text) { return rest::ParseYaml(text); }
+}  // namespace kube::apiserver

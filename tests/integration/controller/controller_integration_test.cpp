@@ -373,6 +373,64 @@ TEST_F(ControllerIntegrationTest, ClientReadsFromTheCacheAndReadsItsOwnWrites) {
   EXPECT_TRUE(IsNotFound(pod_gone.error())) << pod_gone.error().message;
 }
 
+TEST_F(ControllerIntegrationTest, ListByAFieldIndexAnswersFromTheInformerIndexRegisteredBeforeStart) {
+  Manager& mgr = NewManager();
+  auto by_value = [](const Object& o) {
+    auto v = o.GetString("/data/k");
+    return v ? std::vector<std::string>{*v} : std::vector<std::string>{};
+  };
+  ASSERT_TRUE(mgr.IndexField(kConfigMaps, "data.k", by_value).ok());
+  auto twice = mgr.IndexField(kConfigMaps, "data.k", by_value);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_TRUE(IsAlreadyExists(twice.error())) << twice.error().message;
+
+  CreateConfigMap("a");  // k=v
+  CreateConfigMap("b");
+  PatchConfigMap("b", "w");
+  auto labelled = Object::Parse(
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"kube-system","labels":{"tier":"x"}},"data":{"k":"v"}})");
+  ASSERT_TRUE(labelled.ok());
+  ASSERT_TRUE(client::Api(rest_, kConfigMaps, "kube-system").Create(**labelled).ok());
+
+  Client& c = mgr.GetClient();
+  auto keys = [](const std::vector<ObjectPtr>& objs) {
+    std::vector<std::string> out;
+    for (const auto& o : objs) out.push_back(o->Key());
+    return out;
+  };
+  // The first read syncs the informer, so everything created above is listed.
+  auto all = c.List(kConfigMaps, {.field = FieldMatch{"data.k", "v"}});
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(keys(*all), (std::vector<std::string>{"default/a", "kube-system/c"}));
+  auto in_default = c.List(kConfigMaps, {.ns = "default", .field = FieldMatch{"data.k", "v"}});
+  ASSERT_TRUE(in_default.ok());
+  EXPECT_EQ(keys(*in_default), (std::vector<std::string>{"default/a"}));
+  auto w = c.List(kConfigMaps, {.ns = "default", .field = FieldMatch{"data.k", "w"}});
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(keys(*w), (std::vector<std::string>{"default/b"}));
+  auto sel = LabelSelector::Parse("tier=x");
+  ASSERT_TRUE(sel.ok());
+  auto with_labels = c.List(kConfigMaps, {.selector = *sel, .field = FieldMatch{"data.k", "v"}});
+  ASSERT_TRUE(with_labels.ok());
+  EXPECT_EQ(keys(*with_labels), (std::vector<std::string>{"kube-system/c"}));
+
+  // The index follows the cache: a changed value moves the object.
+  PatchConfigMap("a", "w");
+  ASSERT_TRUE(Eventually([&] {
+    auto moved = c.List(kConfigMaps, {.ns = "default", .field = FieldMatch{"data.k", "w"}});
+    return moved.ok() && moved->size() == 2;
+  }));
+
+  // Unknown fields are an error; an index added once the informer runs is refused.
+  auto unknown = c.List(kConfigMaps, {.field = FieldMatch{"data.other", "v"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_TRUE(IsBadRequest(unknown.error()));
+  EXPECT_NE(unknown.error().message.find("no index with name data.other has been registered"), std::string::npos);
+  auto late = mgr.IndexField(kConfigMaps, "data.late", by_value);
+  ASSERT_FALSE(late.ok());
+  EXPECT_TRUE(IsConflict(late.error())) << late.error().message;
+}
+
 TEST_F(ControllerIntegrationTest, GracefulShutdownFinishesInFlightStartsNothingAndServesProbes) {
   Manager& mgr = NewManager({.probe_bind_address = "127.0.0.1:0"});
   ASSERT_TRUE(mgr.AddHealthzCheck("ping", PingCheck()).ok());

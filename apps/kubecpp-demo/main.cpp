@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <boost/json.hpp>
 #include <kube/kube.hpp>
+#include <kube/testing/environment.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -53,6 +54,7 @@ struct Options {
   std::string website_operator = KUBE_DEMO_WEBSITE_OPERATOR;
   std::string data_dir;
   std::string kubeconfig;  // real cluster for the website operator part
+  bool real = false;       // etcd + kube-apiserver from KUBEBUILDER_ASSETS instead of kubecpp-apiserver
   bool keep = false;
   bool plain = false;
   int step_timeout_s = 90;
@@ -169,6 +171,7 @@ class Demo {
  private:
   // Setup.
   bool StartServer();
+  bool StartRealServer();
   bool StartControllers();
   Component& StartComponent(const std::string& name, std::vector<std::string> args, bool metrics,
                             const std::string& identity = "");
@@ -199,6 +202,7 @@ class Demo {
   std::string kubeconfig_;
   std::stop_token stop_;
   std::unique_ptr<ChildProcess> server_;
+  std::unique_ptr<testing::TestEnvironment> real_;  // --real
   std::vector<std::unique_ptr<Component>> components_;
   std::optional<client::DynamicClient> local_;    // the embedded server
   std::optional<client::DynamicClient> cluster_;  // where the website operator runs
@@ -243,7 +247,30 @@ Result<std::string> Demo::WaitFor(const std::string& what,
 
 // --- setup ------------------------------------------------------------------------------------
 
+// --real: etcd and kube-apiserver from KUBEBUILDER_ASSETS (kube::testing's real control plane),
+// the example controllers playing kube-controller-manager's and the kubelet's parts.
+bool Demo::StartRealServer() {
+  fs::create_directories(dir_ + "/logs");
+  auto env = testing::TestEnvironment::Start({.control_plane = testing::ControlPlane::kReal});
+  if (!env) {
+    std::fprintf(stderr, "error: --real: %s\n", env.error().message.c_str());
+    return false;
+  }
+  real_ = std::move(*env);
+  kubeconfig_ = real_->kubeconfig_path();
+  client::Config config = real_->config();
+  config.qps = -1;
+  auto dyn = client::DynamicClient::Create(config);
+  if (!dyn) {
+    std::fprintf(stderr, "error: --real: %s\n", dyn.error().message.c_str());
+    return false;
+  }
+  local_.emplace(std::move(*dyn));
+  return true;
+}
+
 bool Demo::StartServer() {
+  if (opt_.real) return StartRealServer();
   fs::create_directories(dir_ + "/apiserver");
   fs::create_directories(dir_ + "/logs");
   const int port = FreeLoopbackPort();
@@ -323,6 +350,7 @@ bool Demo::StartControllers() {
 void Demo::StopAll() {
   for (auto& c : components_) c->process->Stop();
   if (server_) server_->Stop();
+  if (real_) real_->Stop();
 }
 
 // --- steps ------------------------------------------------------------------------------------
@@ -754,7 +782,11 @@ int Demo::Run(std::stop_token stop) {
   }
   std::printf("kubecpp demo: data dir %s\n", dir_.c_str());
   if (!StartServer()) return 1;
-  std::printf("kubecpp-apiserver is up (SQLite in %s/apiserver). Follow along with kubectl:\n", dir_.c_str());
+  if (opt_.real) {
+    std::printf("etcd and kube-apiserver are up (%s). Follow along with kubectl:\n", real_->url().c_str());
+  } else {
+    std::printf("kubecpp-apiserver is up (SQLite in %s/apiserver). Follow along with kubectl:\n", dir_.c_str());
+  }
   std::printf("  export KUBECONFIG=%s\n", kubeconfig_.c_str());
   if (!opt_.kubeconfig.empty()) {
     auto config = client::LoadConfig({.kubeconfig_path = opt_.kubeconfig});
@@ -829,6 +861,8 @@ int main(int argc, char** argv) {
   app.add_option("--data-dir", opt.data_dir, "fresh directory for the server's data and the logs (default: a new temp dir)");
   app.add_flag("--keep", opt.keep, "leave the server and controllers running after the scenario (Ctrl-C stops)");
   app.add_option("--kubeconfig", opt.kubeconfig, "run the website operator part against this cluster instead");
+  app.add_flag("--real", opt.real,
+               "run the scenario on etcd + kube-apiserver from KUBEBUILDER_ASSETS instead of kubecpp-apiserver");
   app.add_flag("--plain", opt.plain, "no live view: log lines only (the default when stdout is not a terminal)");
   app.add_option("--step-timeout", opt.step_timeout_s, "seconds each step may take")->capture_default_str();
   app.add_option("--kubelet-ready-delay-ms", opt.kubelet_delay_ms, "simulated kubelet: pod start time")->capture_default_str();

@@ -7,6 +7,8 @@
 #include "apiserver/rest/json_util.hpp"
 
 #include <cctype>
+#include <optional>
+#include <string>
 #include <map>
 #include <cstdio>
 #include <vector>
@@ -295,6 +297,141 @@ FieldError InvalidGo(std::string field, std::string go_value, std::string detail
   FieldError e = FieldError::Invalid(std::move(field), "", std::move(detail));
   e.bad_value_go = std::move(go_value);
   return e;
+}
+
+
+// ---- repeated member names ----
+
+namespace {
+
+// The members of every object in `v`.
+std::size_t CountMembers(const json::value& v) {
+  std::size_t n = 0;
+  if (v.is_object()) {
+    for (const auto& kv : v.get_object()) n += 1 + CountMembers(kv.value());
+  } else if (v.is_array()) {
+    for (const auto& e : v.get_array()) n += CountMembers(e);
+  }
+  return n;
+}
+
+// The member names in `text`: strings followed by ':'.
+std::size_t CountKeys(std::string_view text) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '"') continue;
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\') ++i;
+    }
+    std::size_t j = i + 1;
+    while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')) ++j;
+    if (j < text.size() && text[j] == ':') ++n;
+  }
+  return n;
+}
+
+// A recursive-descent reading of valid JSON with Go's treatment of repeated members; scalars
+// are parsed by Boost.JSON.
+class DuplicateReader {
+ public:
+  explicit DuplicateReader(std::string_view text) : text_(text) {}
+  json::value Read(std::vector<std::string>& paths) {
+    paths_ = &paths;
+    return Value("", 0);
+  }
+
+ private:
+  void Space() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) {
+      ++pos_;
+    }
+  }
+  std::string_view Token() {
+    const std::size_t start = pos_;
+    if (text_[pos_] == '"') {
+      for (++pos_; pos_ < text_.size() && text_[pos_] != '"'; ++pos_) {
+        if (text_[pos_] == '\\') ++pos_;
+      }
+      ++pos_;
+    } else {
+      while (pos_ < text_.size() && std::string_view(",]} \t\r\n").find(text_[pos_]) == std::string_view::npos) ++pos_;
+    }
+    return text_.substr(start, pos_ - start);
+  }
+  static void Merge(json::value& into, json::value from) {
+    if (into.is_object() && from.is_object()) {
+      for (auto& kv : from.get_object()) {
+        if (json::value* existing = into.get_object().if_contains(kv.key())) {
+          Merge(*existing, std::move(kv.value()));
+        } else {
+          into.get_object()[kv.key()] = std::move(kv.value());
+        }
+      }
+      return;
+    }
+    into = std::move(from);
+  }
+  json::value Value(const std::string& path, int depth) {
+    Space();
+    if (pos_ >= text_.size() || depth > 10000) return nullptr;
+    if (text_[pos_] == '{') {
+      ++pos_;
+      json::object obj;
+      Space();
+      if (text_[pos_] == '}') {
+        ++pos_;
+        return obj;
+      }
+      while (pos_ < text_.size()) {
+        Space();
+        const json::value key = json::parse(Token());
+        Space();
+        ++pos_;  // ':'
+        const std::string name(key.as_string());
+        const std::string member_path = path.empty() ? name : path + "." + name;
+        json::value v = Value(member_path, depth + 1);
+        if (json::value* existing = obj.if_contains(name)) {
+          paths_->push_back(member_path);
+          Merge(*existing, std::move(v));
+        } else {
+          obj[name] = std::move(v);
+        }
+        Space();
+        if (text_[pos_++] == '}') break;
+      }
+      return obj;
+    }
+    if (text_[pos_] == '[') {
+      ++pos_;
+      json::array arr;
+      Space();
+      if (text_[pos_] == ']') {
+        ++pos_;
+        return arr;
+      }
+      while (pos_ < text_.size()) {
+        arr.push_back(Value(path + "[" + std::to_string(arr.size()) + "]", depth + 1));
+        Space();
+        if (text_[pos_++] == ']') break;
+      }
+      return arr;
+    }
+    return json::parse(Token());
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::vector<std::string>* paths_ = nullptr;
+};
+
+}  // namespace
+
+std::optional<GoDuplicates> FindGoDuplicates(std::string_view text, const json::value& parsed) {
+  if (CountKeys(text) == CountMembers(parsed)) return std::nullopt;
+  GoDuplicates out;
+  out.value = DuplicateReader(text).Read(out.paths);
+  if (out.paths.empty()) return std::nullopt;
+  return out;
 }
 
 }  // namespace kube::apiserver::rest

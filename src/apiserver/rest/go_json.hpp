@@ -1,9 +1,11 @@
 #pragma once
 
 #include <string>
+#include <optional>
 #include <string_view>
+#include <vector>
 
-#include <boost/json/fwd.hpp>
+#include <boost/json.hpp>
 
 #include <kube/core/status.hpp>
 
@@ -22,6 +24,20 @@ std::string SummarizeData(std::string_view data);
 /// The message kube gives a body that is not a JSON object ("couldn't get version/kind; json
 /// parse error: ..."), after "the object provided is unrecognized (must be of type <Kind>): ".
 std::string GoTypeMetaError(std::string_view body);
+
+/// What Go's decoder makes of a JSON object with repeated member names.
+struct GoDuplicates {
+  /// The paths of the repeated members, in document order, as kube's strict decoder names them
+  /// (`data`, `metadata.name`, `spec.containers[0].name`).
+  std::vector<std::string> paths;
+  /// The document as Go decodes it: a repeated member's later value wins, except that an
+  /// object given twice is decoded into the same map or struct (the members merge).
+  boost::json::value value;
+};
+
+/// Finds repeated member names in `text`, which `parsed` is the (valid) JSON parse of; nullopt
+/// when there are none (the common case costs one scan of the text).
+std::optional<GoDuplicates> FindGoDuplicates(std::string_view text, const boost::json::value& parsed);
 
 // ---- values as Go's %#v prints them in kube's messages ----
 

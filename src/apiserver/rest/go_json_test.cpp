@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 namespace kube::apiserver::rest {
 namespace {
 
@@ -34,6 +36,20 @@ TEST(GoJson, SummaryAndTypeMetaErrorsAsApimachineryWritesThem) {
             "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { "
             "APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b5d)");
   EXPECT_EQ(GoTypeMetaError("null"), "");
+}
+
+TEST(GoDuplicates, NoneIsTheCommonCaseAndIsFoundByCountingKeys) {
+  const std::string text = R"({"a":{"b":"x:y","c":[{"d":1},{"d":2}]},"e":"\"k\":"})";
+  EXPECT_FALSE(FindGoDuplicates(text, boost::json::parse(text)).has_value());
+}
+
+TEST(GoDuplicates, RepeatedMembersMergeObjectsAndOtherwiseTheLastWins) {
+  const std::string text =
+      R"({"metadata":{"name":"d","name":"e"},"data":{"a":"1"},"data":{"b":"2"},"spec":{"c":[{"n":1,"n":2}]}})";
+  const auto found = FindGoDuplicates(text, boost::json::parse(text));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->paths, (std::vector<std::string>{"metadata.name", "data", "spec.c[0].n"}));
+  EXPECT_EQ(found->value, boost::json::parse(R"({"metadata":{"name":"e"},"data":{"a":"1","b":"2"},"spec":{"c":[{"n":2}]}})"));
 }
 
 }  // namespace

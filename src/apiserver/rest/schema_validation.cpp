@@ -429,16 +429,22 @@ void PrepareGenericKind(const ResourceInfo& info, json::object& obj, bool creati
 namespace {
 
 Result<void> CheckUnknown(const ResourceInfo& info, const json::object& body, std::string_view field_validation,
-                          std::vector<std::string>* warnings, bool decoding) {
+                          std::vector<std::string>* warnings, bool decoding,
+                          const std::vector<std::string>& duplicates = {}) {
   // kube 1.32's default (the ServerSideFieldValidation feature is GA) is Warn.
   if (field_validation == "Ignore") return Ok();
   // Built-in kinds: their complete field schema, metadata included; custom resources: their CRD
   // schema (apiVersion, kind and metadata are not part of it).
   const TypeSchemaPtr builtin = BuiltinFieldSchema(info);
   const TypeSchema* schema = builtin != nullptr ? builtin.get() : info.schema.get();
-  if (schema == nullptr) return Ok();
-  const std::vector<std::string> unknown = UnknownFields(*schema, body, /*keep_root_meta=*/builtin == nullptr);
-  if (unknown.empty()) return Ok();
+  std::vector<std::string> problems;
+  for (const auto& d : duplicates) problems.push_back("duplicate field " + QuoteJson(d));
+  if (schema != nullptr) {
+    for (const auto& f : UnknownFields(*schema, body, /*keep_root_meta=*/builtin == nullptr)) {
+      problems.push_back("unknown field " + QuoteJson(f));
+    }
+  }
+  if (problems.empty()) return Ok();
   if (field_validation == "Strict") {
     // A create or update body fails kube's decoder, whose error the handler wraps
     // (transformDecodeError); patch handlers answer the strict error alone.
@@ -446,20 +452,19 @@ Result<void> CheckUnknown(const ResourceInfo& info, const json::object& body, st
                                      info.kind + ": "
                                : std::string();
     msg += "strict decoding error: ";
-    for (std::size_t i = 0; i < unknown.size(); ++i) msg += (i == 0 ? "" : ", ") + std::string("unknown field ") + QuoteJson(unknown[i]);
+    for (std::size_t i = 0; i < problems.size(); ++i) msg += (i == 0 ? "" : ", ") + problems[i];
     return NewBadRequest(msg);
   }
-  if (warnings != nullptr) {
-    for (const auto& f : unknown) warnings->push_back("unknown field " + QuoteJson(f));
-  }
+  if (warnings != nullptr) warnings->insert(warnings->end(), problems.begin(), problems.end());
   return Ok();
 }
 
 }  // namespace
 
 Result<void> CheckUnknownFields(const ResourceInfo& info, const json::object& body,
-                                std::string_view field_validation, std::vector<std::string>* warnings) {
-  return CheckUnknown(info, body, field_validation, warnings, /*decoding=*/true);
+                                std::string_view field_validation, std::vector<std::string>* warnings,
+                                const std::vector<std::string>& duplicates) {
+  return CheckUnknown(info, body, field_validation, warnings, /*decoding=*/true, duplicates);
 }
 
 Result<void> CheckUnknownFieldsOfPatch(const ResourceInfo& info, const json::object& patched,

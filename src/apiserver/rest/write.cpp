@@ -23,10 +23,11 @@ void HandleCreate(const Env& env, Request& r) {
   if (!dry_run.ok()) return RespondError(r.w, dry_run.error());
   auto format = Negotiate(r, /*is_list=*/false);
   if (!format.ok()) return RespondError(r.w, format.error());
-  auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind);
+  std::vector<std::string> duplicates;
+  auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind, &duplicates);
   if (!obj.ok()) return RespondError(r.w, obj.error());
   std::vector<std::string> warnings;
-  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings); !known.ok()) {
+  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings, duplicates); !known.ok()) {
     return RespondError(r.w, known.error());
   }
   auto& meta = EnsureObject(*obj, "metadata");
@@ -70,10 +71,11 @@ void HandleUpdate(const Env& env, Request& r) {
     return r.w.Respond(200, "application/json", json::serialize(*result));
   }
 
-  auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind);
+  std::vector<std::string> duplicates;
+  auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind, &duplicates);
   if (!obj.ok()) return RespondError(r.w, obj.error());
   std::vector<std::string> warnings;
-  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings); !known.ok()) {
+  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings, duplicates); !known.ok()) {
     return RespondError(r.w, known.error());
   }
   if (auto named = CheckNameAndNamespace(r, *obj); !named.ok()) return RespondError(r.w, named.error());

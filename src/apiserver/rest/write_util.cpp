@@ -260,7 +260,8 @@ std::string HexEncode(std::string_view bytes) {
 }  // namespace
 
 Result<json::object> DecodeBody(const Request& r, std::string_view body,
-                                std::string_view expected_api_version, std::string_view expected_kind) {
+                                std::string_view expected_api_version, std::string_view expected_kind,
+                                std::vector<std::string>* duplicates) {
   std::string media(r.http.Header("content-type").value_or(""));
   media = media.substr(0, media.find(';'));
   while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
@@ -320,6 +321,10 @@ Result<json::object> DecodeBody(const Request& r, std::string_view body,
     if (detail.empty()) detail = parsed.ok() ? "expected a JSON object" : parsed.error().message;
     return NewBadRequest("the object provided is unrecognized (must be of type " + std::string(expected_kind) + "): " +
                          detail);
+  }
+  if (auto repeated = FindGoDuplicates(body, *parsed)) {
+    if (duplicates != nullptr) *duplicates = std::move(repeated->paths);
+    *parsed = std::move(repeated->value);
   }
   return DecodeObject(r, std::move(*parsed), expected_api_version, expected_kind);
 }

@@ -330,5 +330,31 @@ TEST_F(EventTtlTest, EventsExpireAnHourAfterTheirLastWrite) {
   EXPECT_TRUE(Eventually([&] { return EventStatus("late") == 404; }));
 }
 
+// Pod GC: a gracefully deleted pod waits for its node's kubelet; on a node that does not exist
+// (or no longer does) it is deleted at once.
+TEST_F(GcTest, PodGcCollectsTerminatingPodsWhoseNodeIsGone) {
+  auto node = client().Post("/api/v1/nodes", R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"gc-node"}})");
+  ASSERT_EQ(node.status, 201) << node.body;
+  auto pod = [&](std::string_view name, std::string_view node_name) {
+    const std::string body = std::string(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")") + std::string(name) +
+                             R"("},"spec":{"nodeName":")" + std::string(node_name) +
+                             R"(","containers":[{"name":"c","image":"i"}]}})";
+    auto res = client().Post("/api/v1/namespaces/default/pods", body);
+    ASSERT_EQ(res.status, 201) << res.body;
+  };
+  pod("on-live-node", "gc-node");
+  pod("on-missing-node", "no-such-node");
+  for (std::string_view name : {"on-live-node", "on-missing-node"}) {
+    auto res = client().Delete("/api/v1/namespaces/default/pods/" + std::string(name));
+    ASSERT_EQ(res.status, 200) << res.body;
+    EXPECT_EQ(Str(res.Json(), {"metadata", "deletionGracePeriodSeconds"}), "30") << name;
+  }
+  EXPECT_TRUE(Gone("/api/v1/namespaces/default/pods/on-missing-node"));
+  // The pod on a live node waits for its kubelet (checked after the other one went).
+  EXPECT_EQ(Status("/api/v1/namespaces/default/pods/on-live-node"), 200);
+  ASSERT_EQ(client().Delete("/api/v1/nodes/gc-node").status, 200);
+  EXPECT_TRUE(Gone("/api/v1/namespaces/default/pods/on-live-node"));
+}
+
 }  // namespace
 }  // namespace kube::apiserver::testing

@@ -739,6 +739,11 @@ def patch_cases():
     add("merge-invalid-json", step("PATCH", cms + "/cm", "{", ctype=MERGE))
     add("merge-array-body", step("PATCH", cms + "/cm", [], ctype=MERGE))
     add("merge-wrong-type", step("PATCH", cms + "/cm", {"data": {"a": 1}}, ctype=MERGE))
+    add("merge-wrong-type-nested", step("PATCH", cms + "/cm", {"metadata": {"labels": {"y": 2}}}, ctype=MERGE))
+    add("merge-wrong-type-new-member", step("PATCH", cms + "/cm", {"immutable": "yes", "binaryData": {"k": 1}},
+                                            ctype=MERGE))
+    add("json-wrong-type", step("PATCH", cms + "/cm", [{"op": "add", "path": "/data/c", "value": 3}], ctype=JSONPATCH))
+    add("strategic-wrong-type", step("PATCH", cms + "/cm", {"data": {"a": 1}}, ctype=SMP))
     add("json-add", step("PATCH", cms + "/cm", [{"op": "add", "path": "/data/c", "value": "3"}], ctype=JSONPATCH))
     add("json-replace", step("PATCH", cms + "/cm", [{"op": "replace", "path": "/data/a", "value": "9"}],
                              ctype=JSONPATCH))
@@ -961,6 +966,14 @@ def body_cases():
                                           pod(containers=[container(bogus=1)])))
     add("yaml-duplicate-strict", step("POST", cms + "?fieldValidation=Strict",
                                       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  name: z\n",
+                                      ctype="application/yaml"))
+    add("yaml-duplicate-warn", step("POST", cms, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  name: w\n",
+                                    ctype="application/yaml"))
+    add("yaml-duplicate-nested-strict", step("POST", cms + "?fieldValidation=Strict",
+                                             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n"
+                                             "  a: '1'\n  a: '2'\n  b: '3'\n  b: '4'\nfoo: 1\n", ctype="application/yaml"))
+    add("yaml-duplicate-ignore", step("POST", cms + "?fieldValidation=Ignore",
+                                      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  name: v\n",
                                       ctype="application/yaml"))
     add("charset-param", step("POST", cms, configmap(), ctype="application/json; charset=utf-8"))
     add("null-metadata", step("POST", cms, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": None}))

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -21,6 +23,7 @@
 
 #include "apiserver/rest/builtin_schema.hpp"
 #include "apiserver/rest/codec.hpp"
+#include "apiserver/rest/go_json.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/managed_fields.hpp"
 #include "apiserver/rest/output.hpp"
@@ -103,7 +106,9 @@ json::value ResolvePlainScalar(const std::string& s) {
   return json::string(s);
 }
 
-Result<json::value> NodeToJson(const YAML::Node& node, int depth) {
+// `strict` (nullable) collects what go-yaml's strict decoder reports: each repeated key of a map
+// as `line N: key "k" already set in map` (the later value wins, as in the lenient decoder).
+Result<json::value> NodeToJson(const YAML::Node& node, int depth, std::vector<std::string>* strict) {
   if (depth > kMaxYamlDepth) return NewBadRequest("error decoding YAML: exceeded max depth");
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
@@ -116,7 +121,7 @@ Result<json::value> NodeToJson(const YAML::Node& node, int depth) {
     case YAML::NodeType::Sequence: {
       json::array out;
       for (const auto& item : node) {
-        auto v = NodeToJson(item, depth + 1);
+        auto v = NodeToJson(item, depth + 1, strict);
         if (!v.ok()) return v;
         out.push_back(std::move(*v));
       }
@@ -126,8 +131,12 @@ Result<json::value> NodeToJson(const YAML::Node& node, int depth) {
       json::object out;
       for (const auto& kv : node) {
         if (!kv.first.IsScalar()) return NewBadRequest("error decoding YAML: map keys must be strings");
-        auto v = NodeToJson(kv.second, depth + 1);
+        auto v = NodeToJson(kv.second, depth + 1, strict);
         if (!v.ok()) return v;
+        if (strict != nullptr && out.contains(kv.first.Scalar())) {
+          strict->push_back("line " + std::to_string(kv.first.Mark().line + 1) + ": key " +
+                            GoString(kv.first.Scalar()) + " already set in map");
+        }
         out[kv.first.Scalar()] = std::move(*v);
       }
       return json::value(std::move(out));
@@ -358,10 +367,10 @@ Result<ApplyOutcome> ApplyBridged(const json::object* live, const json::object& 
 }
 }  // namespace
 
-Result<json::value> ParseYaml(std::string_view text) {
+Result<json::value> ParseYaml(std::string_view text, std::vector<std::string>* strict_errors) {
   try {
     const YAML::Node node = YAML::Load(std::string(text));
-    return NodeToJson(node, 0);
+    return NodeToJson(node, 0, strict_errors);
   } catch (const YAML::Exception& e) {
     return NewBadRequest(std::string("error decoding YAML: ") + e.what());
   }

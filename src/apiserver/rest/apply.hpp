@@ -48,7 +48,9 @@ Result<std::set<std::string>> AllowedConflictsFromLastApplied(const boost::json:
 
 /// Decodes a YAML 1.1 document (kube's sigs.k8s.io/yaml rules: plain `true`/`yes`/`on` are
 /// booleans, integers and floats are numbers, `~`/`null`/empty are null; quoted scalars are
-/// strings) into JSON. JSON is valid input. **Errors:** 400 `error decoding YAML: ...`.
-Result<boost::json::value> ParseYaml(std::string_view text);
+/// strings) into JSON. JSON is valid input. A key repeated in one map keeps its last value; when
+/// `strict_errors` is given, each repetition appends go-yaml's strict-mode line for it
+/// (`line 5: key "name" already set in map`). **Errors:** 400 `error decoding YAML: ...`.
+Result<boost::json::value> ParseYaml(std::string_view text, std::vector<std::string>* strict_errors = nullptr);
 
 }  // namespace kube::apiserver::rest

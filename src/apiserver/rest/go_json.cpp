@@ -7,6 +7,8 @@
 #include "apiserver/rest/json_util.hpp"
 
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <map>
@@ -238,6 +240,69 @@ std::string GoTypeMetaError(std::string_view body) {
 // ---- values as Go's %#v prints them in kube's messages ----
 
 std::string GoString(std::string_view s) { return QuoteJson(s); }
+
+namespace {
+// strconv.FormatFloat(f, 'g', -1, 64) as fmt's %v uses it: the shortest digits, in %e form when
+// the exponent is below -4 or at least 6 (at least two exponent digits), else in %f form.
+std::string GoFloat(double f) {
+  if (std::isnan(f)) return "NaN";
+  if (std::isinf(f)) return f > 0 ? "+Inf" : "-Inf";
+  if (f == 0) return std::signbit(f) ? "-0" : "0";
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+  const std::string sci(buf, res.ptr);  // [-]d[.ddd]e[+-]XX
+  const auto e = sci.find('e');
+  const bool negative = sci[0] == '-';
+  std::string digits;
+  for (std::size_t i = negative ? 1 : 0; i < e; ++i) {
+    if (sci[i] != '.') digits.push_back(sci[i]);
+  }
+  const int exp = std::stoi(sci.substr(e + 1));
+  std::string out = negative ? "-" : "";
+  if (exp < -4 || exp >= 6) {
+    out += digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    out += exp < 0 ? "e-" : "e+";
+    const std::string ex = std::to_string(exp < 0 ? -exp : exp);
+    out += (ex.size() < 2 ? "0" : "") + ex;
+    return out;
+  }
+  const int point = exp + 1;  // digits before the decimal point
+  if (point <= 0) return out + "0." + std::string(static_cast<std::size_t>(-point), '0') + digits;
+  if (static_cast<std::size_t>(point) >= digits.size()) {
+    return out + digits + std::string(static_cast<std::size_t>(point) - digits.size(), '0');
+  }
+  return out + digits.substr(0, static_cast<std::size_t>(point)) + "." + digits.substr(static_cast<std::size_t>(point));
+}
+}  // namespace
+
+std::string GoFmtValue(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::null: return "<nil>";
+    case json::kind::bool_: return v.get_bool() ? "true" : "false";
+    case json::kind::int64: return GoFloat(static_cast<double>(v.get_int64()));
+    case json::kind::uint64: return GoFloat(static_cast<double>(v.get_uint64()));
+    case json::kind::double_: return GoFloat(v.get_double());
+    case json::kind::string: return std::string(v.get_string());
+    case json::kind::array: {
+      std::string out = "[";
+      for (const auto& item : v.get_array()) out += (out.size() > 1 ? " " : "") + GoFmtValue(item);
+      return out + "]";
+    }
+    case json::kind::object: {
+      std::map<std::string_view, const json::value*> sorted;
+      for (const auto& kv : v.get_object()) sorted[kv.key()] = &kv.value();
+      std::string out = "map[";
+      bool first = true;
+      for (const auto& [k, item] : sorted) {
+        out += (first ? "" : " ") + std::string(k) + ":" + GoFmtValue(*item);
+        first = false;
+      }
+      return out + "]";
+    }
+  }
+  return "";
+}
 
 // map[string]string{"a":"b", "c":"d"} (keys sorted, as fmt sorts map keys); nil when absent.
 std::string GoStringMap(const json::object* m) {

@@ -49,6 +49,9 @@ std::string GoStringMap(const boost::json::object* m);
 std::string GoStringSlice(const boost::json::value* v);
 /// v1.LabelSelector{MatchLabels:..., MatchExpressions:...}
 std::string GoLabelSelector(const boost::json::value& sel);
+/// A JSON value decoded into `interface{}` as Go's %v prints it: `map[a:1 b:[x <nil>]]` (keys
+/// sorted), strings bare, numbers as float64 (`1`, `1.5`, `1e+06`), `true`, `<nil>`.
+std::string GoFmtValue(const boost::json::value& v);
 /// An Invalid field error whose bad value is printed as Go's %#v (`go_value`).
 FieldError InvalidGo(std::string field, std::string go_value, std::string detail);
 

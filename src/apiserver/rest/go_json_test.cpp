@@ -6,6 +6,7 @@
 
 namespace kube::apiserver::rest {
 namespace {
+namespace json = boost::json;
 
 TEST(GoJson, SyntaxErrorsInGosWords) {
   EXPECT_EQ(GoJsonSyntaxError(R"({"a":[1,{"b":null}],"c":"\u00e9"})"), "");
@@ -36,6 +37,21 @@ TEST(GoJson, SummaryAndTypeMetaErrorsAsApimachineryWritesThem) {
             "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { "
             "APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b5d)");
   EXPECT_EQ(GoTypeMetaError("null"), "");
+}
+
+TEST(GoJson, FmtValuePrintsDecodedJsonAsGosPercentV) {
+  const auto v = [](std::string_view text) { return GoFmtValue(json::parse(text)); };
+  EXPECT_EQ(v(R"({"data":{"b":[1,"x",null],"a":true}})"), "map[data:map[a:true b:[1 x <nil>]]]");
+  EXPECT_EQ(v("1"), "1");
+  EXPECT_EQ(v("1.5"), "1.5");
+  EXPECT_EQ(v("100000"), "100000");
+  EXPECT_EQ(v("1000000"), "1e+06");
+  EXPECT_EQ(v("1234567"), "1.234567e+06");
+  EXPECT_EQ(v("0.0001"), "0.0001");
+  EXPECT_EQ(v("0.00001"), "1e-05");
+  EXPECT_EQ(v("-2.5e300"), "-2.5e+300");
+  EXPECT_EQ(v("[]"), "[]");
+  EXPECT_EQ(v("{}"), "map[]");
 }
 
 TEST(GoDuplicates, NoneIsTheCommonCaseAndIsFoundByCountingKeys) {

@@ -180,6 +180,8 @@ struct Unmarshal {
   std::vector<std::string> fields;
   std::vector<std::string> structs;
   std::optional<std::string> error;
+  const json::value* bad = nullptr;
+  std::string bad_type;
 
   void Fail(std::string value, const TypeSchema& s) {
     if (fields.empty()) {
@@ -194,6 +196,8 @@ struct Unmarshal {
 
   void Value(const TypeSchema& s, const json::value& v, int depth) {
     if (error || v.is_null() || depth > 64 || s.go_type_name.empty() || s.int_or_string) return;
+    bad = &v;  // read only once `error` is set, when it is the value that failed
+    bad_type = s.go_type_name;
     switch (s.type) {
       case TypeSchema::Type::kString:
         if (!v.is_string()) Fail(GoJsonKind(v), s);
@@ -248,6 +252,13 @@ std::optional<std::string> GoUnmarshalError(const TypeSchema& schema, const json
   Unmarshal u;
   u.Value(schema, value, 0);
   return u.error;
+}
+
+std::optional<GoUnmarshalFailure> FindGoUnmarshalFailure(const TypeSchema& schema, const json::value& value) {
+  Unmarshal u;
+  u.Value(schema, value, 0);
+  if (!u.error) return std::nullopt;
+  return GoUnmarshalFailure{.message = std::move(*u.error), .value = *u.bad, .go_type = std::move(u.bad_type)};
 }
 
 void NormalizeGoEmpty(const TypeSchema& schema, json::value& value, bool stored) {

@@ -41,6 +41,15 @@ void FillGoZero(const TypeSchema& schema, boost::json::value& value);
 /// with their own decoder (Time, Quantity, IntOrString) are not checked.
 std::optional<std::string> GoUnmarshalError(const TypeSchema& schema, const boost::json::value& value);
 
+/// The first value `GoUnmarshalError` stops at, with the Go type it does not fit.
+struct GoUnmarshalFailure {
+  std::string message;        ///< as GoUnmarshalError words it
+  boost::json::value value;   ///< the offending JSON value
+  std::string go_type;        ///< the Go type of its field, e.g. "string", "int32", "v1.PodSpec"
+};
+/// As GoUnmarshalError, with the value and the type; nullopt when every value fits.
+std::optional<GoUnmarshalFailure> FindGoUnmarshalFailure(const TypeSchema& schema, const boost::json::value& value);
+
 /// What Go does to the empty slices and maps of a built-in object: one with omitempty is not
 /// encoded (`stored` false: a decoded request body); with `stored`, what storing it as protobuf
 /// and reading it back does besides: an always-encoded empty one becomes null. Structs and

@@ -25,6 +25,20 @@ json::object Created(std::string_view text, const TypeSchema* schema) {
   return obj;
 }
 
+TEST(GoZero, UnmarshalStopsAtTheFirstValueInDocumentOrderThatItsGoTypeCannotTake) {
+  const TypeSchemaPtr cm = OpenApiSchema("", "v1", "ConfigMap");
+  ASSERT_NE(cm, nullptr);
+  EXPECT_FALSE(GoUnmarshalError(*cm, json::parse(R"({"data":{"a":"1"},"immutable":true})")));
+  const json::value bad = json::parse(R"({"immutable":"yes","data":{"a":1}})");
+  EXPECT_EQ(GoUnmarshalError(*cm, bad),
+            "json: cannot unmarshal string into Go struct field ConfigMap.immutable of type bool");
+  const auto failure = FindGoUnmarshalFailure(*cm, json::parse(R"({"data":{"a":"1","b":2},"immutable":"yes"})"));
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->message, "json: cannot unmarshal number into Go struct field ConfigMap.data of type string");
+  EXPECT_EQ(failure->value, json::value(2));
+  EXPECT_EQ(failure->go_type, "string");
+}
+
 TEST(GoZero, TheTableMarksNonPointerStructsAlwaysEncodedSlicesAndAtomicStructs) {
   const auto deploy = BuiltinSchema(BuiltinKind::kDeployment);
   ASSERT_NE(deploy, nullptr);

@@ -505,13 +505,15 @@ const json::value& EmptyObjectValue() {
 }
 
 Result<void> CompareWalk(const json::value* lhs, const json::value* rhs, const TypeSchema* s, FieldPath& path,
-                         Comparison& c, const std::vector<std::string>* implicit);
+                         Comparison& c, const std::vector<std::string>* implicit, bool rhs_merged);
 
 // The members of two objects (granular map) at `path`. `l_present` / `r_present`: the object
 // exists on that side (an absent one has no members, not even those of Go's zero value).
+// `rhs_merged`: the new side is a merge result that never went through Go's encoding, so its
+// empty maps and slices are there.
 Result<void> CompareMembers(const json::object& lo, const json::object& ro, const TypeSchema* s, FieldPath& path,
                            Comparison& c, const std::vector<std::string>* implicit, bool l_present = true,
-                           bool r_present = true) {
+                           bool r_present = true, bool rhs_merged = false) {
   // Members that a typed Go object always has (its zero value's) count as there where absent;
   // at the root, those named in `implicit` too.
   const bool root = path.empty() && implicit != nullptr;
@@ -529,6 +531,7 @@ Result<void> CompareMembers(const json::object& lo, const json::object& ro, cons
   // Go's omitempty drops an empty map or slice member of a typed object: it is absent.
   auto member = [&](const json::object& o, std::string_view name) -> const json::value* {
     const json::value* v = o.if_contains(name);
+    if (rhs_merged && &o == &ro) return v;
     if (v == nullptr || s == nullptr || !s->go_type || s->go_zero_members.contains(name)) return v;
     const TypeSchema* m = MemberSchema(s, name);
     if (m == nullptr) return v;
@@ -544,7 +547,7 @@ Result<void> CompareMembers(const json::object& lo, const json::object& ro, cons
     const json::value* other = implied(name, member(ro, name), r_present);
     if (mine == nullptr && other == nullptr) continue;
     path.push_back(PathElement::Field(std::string(name)));
-    KUBE_RETURN_IF_ERROR(CompareWalk(mine, other, MemberSchema(s, name), path, c, nullptr));
+    KUBE_RETURN_IF_ERROR(CompareWalk(mine, other, MemberSchema(s, name), path, c, nullptr, rhs_merged));
     path.pop_back();
   }
   for (const auto& kv : ro) {
@@ -554,14 +557,14 @@ Result<void> CompareMembers(const json::object& lo, const json::object& ro, cons
     const json::value* other = member(ro, name);
     if (other == nullptr) continue;
     path.push_back(PathElement::Field(std::string(name)));
-    KUBE_RETURN_IF_ERROR(CompareWalk(mine, other, MemberSchema(s, name), path, c, nullptr));
+    KUBE_RETURN_IF_ERROR(CompareWalk(mine, other, MemberSchema(s, name), path, c, nullptr, rhs_merged));
     path.pop_back();
   }
   return Ok();
 }
 
 Result<void> CompareWalk(const json::value* lhs, const json::value* rhs, const TypeSchema* s, FieldPath& path,
-                         Comparison& c, const std::vector<std::string>* implicit) {
+                         Comparison& c, const std::vector<std::string>* implicit, bool rhs_merged) {
   auto is = [](const json::value* v, bool (json::value::*pred)() const noexcept) {
     return v == nullptr || v->is_null() || ((*v).*pred)();
   };
@@ -577,7 +580,7 @@ Result<void> CompareWalk(const json::value* lhs, const json::value* rhs, const T
     const bool r_present = rhs != nullptr && rhs->is_object();
     const json::object& lo = l_present ? lhs->get_object() : kEmpty;
     const json::object& ro = r_present ? rhs->get_object() : kEmpty;
-    KUBE_RETURN_IF_ERROR(CompareMembers(lo, ro, s, path, c, implicit, l_present, r_present));
+    KUBE_RETURN_IF_ERROR(CompareMembers(lo, ro, s, path, c, implicit, l_present, r_present, rhs_merged));
   } else if (arrays && is(lhs, &json::value::is_array) && is(rhs, &json::value::is_array)) {
     if (AtomicList(s) || (EmptyOrNullArray(lhs) && EmptyOrNullArray(rhs))) {
       LeafRule(lhs, rhs, path, c);
@@ -597,7 +600,7 @@ Result<void> CompareWalk(const json::value* lhs, const json::value* rhs, const T
       const auto r = ri->first.find(pe);
       path.push_back(pe);
       auto res = CompareWalk(l == li->first.end() ? nullptr : &la[l->second],
-                             r == ri->first.end() ? nullptr : &ra[r->second], ItemsSchema(s), path, c, nullptr);
+                             r == ri->first.end() ? nullptr : &ra[r->second], ItemsSchema(s), path, c, nullptr, rhs_merged);
       path.pop_back();
       return res;
     };
@@ -842,11 +845,11 @@ Result<FieldSet> LeafFieldSet(const json::value& obj, const TypeSchema* schema) 
 }
 
 Result<Comparison> CompareObjects(const json::value* lhs, const json::value* rhs, const TypeSchema* schema,
-                                  const std::vector<std::string>& implicit) {
+                                  const std::vector<std::string>& implicit, bool rhs_merged) {
   Comparison c;
   FieldPath path;
   if (lhs == nullptr && rhs == nullptr) return c;
-  KUBE_RETURN_IF_ERROR(CompareWalk(lhs, rhs, schema, path, c, &implicit));
+  KUBE_RETURN_IF_ERROR(CompareWalk(lhs, rhs, schema, path, c, &implicit, rhs_merged));
   return c;
 }
 
@@ -1072,7 +1075,8 @@ Result<ApplyOutcome> ApplyConfiguration(const json::object* live, const json::ob
     if (!drop.Empty()) RemoveFields(*merged, drop, others, schema);
   }
 
-  auto cmp = CompareObjects(&live_value, &*merged, schema);
+  // As structured-merge-diff compares them: the merged value is typed, not yet Go-encoded.
+  auto cmp = CompareObjects(&live_value, &*merged, schema, {}, /*rhs_merged=*/true);
   if (!cmp.ok()) return MakeError(500, "", "failed to compare objects: " + cmp.error().message);
   const FieldSet changed = cmp->modified.Union(cmp->added);
 

@@ -127,10 +127,13 @@ struct Comparison {
   FieldSet removed;   ///< leaves and nodes present only in the old object
 };
 /// Compares `lhs` (old) with `rhs` (new); either may be nullptr (absent). `metadata.managedFields`
-/// is never compared. Top-level members named in `implicit` count as `{}` where absent.
+/// is never compared. Top-level members named in `implicit` count as `{}` where absent. Empty
+/// maps and slices that Go's omitempty drops count as absent, on the `rhs` side too unless
+/// `rhs_merged` (a merge result that never went through Go's encoding, as an apply's).
 /// **Errors:** as ListElementPath.
 Result<Comparison> CompareObjects(const boost::json::value* lhs, const boost::json::value* rhs,
-                                  const TypeSchema* schema, const std::vector<std::string>& implicit = {});
+                                  const TypeSchema* schema, const std::vector<std::string>& implicit = {},
+                                  bool rhs_merged = false);
 
 /// Merges an applied configuration into `live` (structured-merge-diff's Merge): maps and
 /// set/map lists merge recursively, scalars and atomic values are replaced by `config`'s.

@@ -9,6 +9,8 @@
 #include <kube/core/json.hpp>
 
 #include "apiserver/rest/apply.hpp"
+#include "apiserver/rest/builtin_schema.hpp"
+#include "apiserver/rest/strategy.hpp"
 
 namespace kube::apiserver::rest {
 namespace {
@@ -143,6 +145,19 @@ TEST(CompareTest, AddedModifiedRemovedWithNodes) {
   auto same = CompareObjects(&lhs, &lhs, schema.get());
   ASSERT_TRUE(same.ok());
   EXPECT_TRUE(same->added.Empty() && same->modified.Empty() && same->removed.Empty());
+}
+
+TEST(CompareTest, AnEmptyMapGoOmitsCountsAsAbsentExceptInAMergeResult) {
+  const auto schema = BuiltinSchema(BuiltinKind::kConfigMap);
+  ASSERT_NE(schema, nullptr);
+  const auto live = J(R"({"metadata":{"name":"o"}})");
+  const auto updated = J(R"({"metadata":{"name":"o"},"data":{}})");
+  auto encoded = CompareObjects(&live, &updated, schema.get());
+  ASSERT_TRUE(encoded.ok());
+  EXPECT_TRUE(encoded->added.Empty());  // an update's object went through Go: data is not there
+  auto merged = CompareObjects(&live, &updated, schema.get(), {}, /*rhs_merged=*/true);
+  ASSERT_TRUE(merged.ok());
+  EXPECT_EQ(V1(merged->added), R"({"f:data":{}})");  // an apply's merge result has it
 }
 
 TEST(MergeAppliedTest, MergesByListAndMapType) {
@@ -412,6 +427,19 @@ TEST(ParseYamlTest, Yaml11Scalars) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, 400);
   EXPECT_EQ(bad.error().message.rfind("error decoding YAML: ", 0), 0u);
+}
+
+TEST(ParseYamlTest, RepeatedKeysKeepTheLastValueAndAreReportedWithTheirLine) {
+  std::vector<std::string> strict;
+  auto v = ParseYaml("metadata:\n  name: y\n  name: z\ndata:\n  a: '1'\n  b: '2'\n  a: '3'\n", &strict);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(SerializeJson(*v), R"({"metadata":{"name":"z"},"data":{"a":"3","b":"2"}})");
+  EXPECT_EQ(strict, (std::vector<std::string>{R"(line 3: key "name" already set in map)",
+                                              R"(line 7: key "a" already set in map)"}));
+  strict.clear();
+  ASSERT_TRUE(ParseYaml("a: 1\nb: {c: 2}\n", &strict).ok());
+  EXPECT_TRUE(strict.empty());
+  EXPECT_TRUE(ParseYaml("a: 1\na: 2\n").ok());  // without a collector: lenient, as kube's default decoder
 }
 
 }  // namespace

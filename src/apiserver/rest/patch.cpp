@@ -2,6 +2,10 @@
 // strategic merge patch applied to the current object (as served), then run as an update.
 // Custom resources answer 415 to strategic merge patch, as kube's CR handler does.
 
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include <boost/json.hpp>
 
 #include <kube/core/json.hpp>
@@ -12,7 +16,9 @@
 
 #include "apiserver/rest/go_json.hpp"
 #include "apiserver/rest/apply.hpp"
+#include "apiserver/rest/builtin_schema.hpp"
 #include "apiserver/rest/codec.hpp"
+#include "apiserver/rest/go_zero.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/ops.hpp"
 #include "apiserver/rest/output.hpp"
@@ -49,6 +55,138 @@ Result<json::value> ApplyPatch(PatchType type, const json::value& target, const 
     return e;
   }
   return patched;
+}
+
+// `value` with the member order kube's patcher gives a merge-patched document when it prints it:
+// json-patch re-encodes the objects a merge patch reached (and everything the patch brought)
+// with sorted keys, and keeps the untouched subtrees of the current object as they were.
+json::value PatchedOrder(const json::value& value, const json::value* patch) {
+  if (value.is_array()) {  // a merge patch replaces arrays whole: every item is the patch's
+    json::array out;
+    for (const auto& item : value.get_array()) out.push_back(PatchedOrder(item, nullptr));
+    return out;
+  }
+  if (!value.is_object()) return value;
+  if (patch != nullptr && !patch->is_object()) patch = nullptr;  // a value the patch replaced: all its own
+  const json::object& obj = value.get_object();
+  std::vector<std::string_view> keys;
+  keys.reserve(obj.size());
+  for (const auto& member : obj) keys.push_back(member.key());
+  std::sort(keys.begin(), keys.end());
+  json::object out;
+  out.reserve(obj.size());
+  for (auto key : keys) {
+    const json::value& child = obj.at(key);
+    if (patch == nullptr) {
+      out[key] = PatchedOrder(child, nullptr);
+    } else if (const auto* from_patch = patch->get_object().if_contains(key)) {
+      out[key] = from_patch->is_object() ? PatchedOrder(child, from_patch) : PatchedOrder(child, nullptr);
+    } else {
+      out[key] = child;  // untouched: the current object's encoding
+    }
+  }
+  return out;
+}
+
+// The containers a JSON Patch operates in, as a tree of path segments: json-patch re-encodes
+// them (objects with sorted keys) and keeps everything else, the values the operations bring
+// included, as it was.
+json::object JsonPatchContainers(const json::value& patch) {
+  json::object tree;
+  if (!patch.is_array()) return tree;
+  for (const auto& op : patch.get_array()) {
+    if (!op.is_object()) continue;
+    for (std::string_view member : {"path", "from"}) {
+      const auto* pointer = op.get_object().if_contains(member);
+      if (pointer == nullptr || !pointer->is_string()) continue;
+      const std::string_view text = pointer->get_string();
+      json::object* node = &tree;
+      std::size_t start = 1;
+      while (start <= text.size()) {
+        const std::size_t end = std::min(text.find('/', start), text.size());
+        if (end == text.size()) break;  // the last segment names the operand, not a container
+        std::string segment(text.substr(start, end - start));
+        for (std::size_t i = 0; (i = segment.find('~', i)) != std::string::npos; ++i) {
+          if (i + 1 < segment.size()) segment.replace(i, 2, segment[i + 1] == '1' ? "/" : "~");
+        }
+        json::value& child = (*node)[segment];
+        if (!child.is_object()) child = json::object();
+        node = &child.get_object();
+        start = end + 1;
+      }
+    }
+  }
+  return tree;
+}
+
+// `value` as json-patch prints a JSON-patched document: the containers in `tree` re-encoded.
+json::value JsonPatchedOrder(const json::value& value, const json::object& tree) {
+  if (value.is_array()) {
+    json::array out = value.get_array();
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (const auto* sub = tree.if_contains(std::to_string(i)); sub != nullptr) {
+        out[i] = JsonPatchedOrder(out[i], sub->get_object());
+      }
+    }
+    return out;
+  }
+  if (!value.is_object()) return value;
+  const json::object& obj = value.get_object();
+  std::vector<std::string_view> keys;
+  for (const auto& member : obj) keys.push_back(member.key());
+  std::sort(keys.begin(), keys.end());
+  json::object out;
+  for (auto key : keys) {
+    const auto* sub = tree.if_contains(key);
+    out[key] = sub != nullptr ? JsonPatchedOrder(obj.at(key), sub->get_object()) : obj.at(key);
+  }
+  return out;
+}
+
+// The Go type of a value in an unstructured object, as the unstructured converter names it.
+std::string_view UnstructuredGoType(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::bool_: return "bool";
+    case json::kind::int64:
+    case json::kind::uint64: return "int64";
+    case json::kind::double_: return "float64";
+    case json::kind::string: return "string";
+    case json::kind::array: return "[]interface {}";
+    case json::kind::object: return "map[string]interface {}";
+    case json::kind::null: break;
+  }
+  return "interface {}";
+}
+
+// kube's patcher decodes the patched document into the Go type. A value of the wrong JSON type is
+// a 422 on the field `patch`: for JSON and merge patches the bad value is the patched document
+// and the detail encoding/json's; a strategic merge patch goes through the unstructured
+// converter, which prints the patch as Go's %v and words the mismatch itself.
+Result<void> CheckPatchedDecodes(const ResourceInfo& info, PatchType type, const json::value& patched,
+                                 const json::value& patch) {
+  if (!info.builtin || !patched.is_object()) return Ok();
+  const TypeSchemaPtr schema = OpenApiSchema(info.group, info.version, info.kind);
+  if (schema == nullptr) return Ok();
+  if (!FindGoUnmarshalFailure(*schema, patched)) return Ok();
+  // Go decodes the document the patch library printed, in its order: the current object in kube's
+  // encoding (ObjectMeta order) with the patch's changes.
+  json::object ordered = patched.get_object();
+  NormalizeMemberOrder(ordered);
+  json::value doc(std::move(ordered));
+  if (type == PatchType::kMerge) doc = PatchedOrder(doc, &patch);
+  if (type == PatchType::kJson) doc = JsonPatchedOrder(doc, JsonPatchContainers(patch));
+  const std::string text = json::serialize(doc);
+  json::object& typed = doc.get_object();
+  if (typed.if_contains("kind") == nullptr) typed["kind"] = info.kind;
+  if (typed.if_contains("apiVersion") == nullptr) typed["apiVersion"] = info.ApiVersion();
+  auto failure = FindGoUnmarshalFailure(*schema, doc);
+  if (!failure) return Ok();
+  if (type == PatchType::kStrategicMerge) {
+    const std::string detail =
+        "cannot convert " + std::string(UnstructuredGoType(failure->value)) + " to " + failure->go_type;
+    return NewInvalid({"", ""}, "", {InvalidGo("patch", GoString(GoFmtValue(patch)), detail)});
+  }
+  return NewInvalid({"", ""}, "", {InvalidGo("patch", GoString(text), failure->message)});
 }
 
 // Custom resources do not take strategic merge patch (built-in kinds, the CRD objects among
@@ -126,6 +264,7 @@ void HandlePatch(const Env& env, Request& r) {
         StoredToView(*r.info, view);
         auto patched = ApplyPatch(*type, view, *patch, r.info->schema.get());
         if (!patched.ok()) return std::move(patched).error();
+        KUBE_RETURN_IF_ERROR(CheckPatchedDecodes(*r.info, *type, *patched, *patch));
         auto obj = DecodeObject(r, std::move(*patched), r.info->ApiVersion(), r.info->kind);
         if (!obj.ok()) return obj;
         KUBE_RETURN_IF_ERROR(CheckUnknownFieldsOfPatch(*r.info, *obj, opts->field_validation, &warnings));

@@ -2,6 +2,7 @@
 
 #include "apiserver/rest/schema_validation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <regex>
@@ -430,15 +431,14 @@ namespace {
 
 Result<void> CheckUnknown(const ResourceInfo& info, const json::object& body, std::string_view field_validation,
                           std::vector<std::string>* warnings, bool decoding,
-                          const std::vector<std::string>& duplicates = {}) {
+                          const std::vector<std::string>& decode_problems = {}) {
   // kube 1.32's default (the ServerSideFieldValidation feature is GA) is Warn.
   if (field_validation == "Ignore") return Ok();
   // Built-in kinds: their complete field schema, metadata included; custom resources: their CRD
   // schema (apiVersion, kind and metadata are not part of it).
   const TypeSchemaPtr builtin = BuiltinFieldSchema(info);
   const TypeSchema* schema = builtin != nullptr ? builtin.get() : info.schema.get();
-  std::vector<std::string> problems;
-  for (const auto& d : duplicates) problems.push_back("duplicate field " + QuoteJson(d));
+  std::vector<std::string> problems = decode_problems;
   if (schema != nullptr) {
     for (const auto& f : UnknownFields(*schema, body, /*keep_root_meta=*/builtin == nullptr)) {
       problems.push_back("unknown field " + QuoteJson(f));
@@ -455,7 +455,20 @@ Result<void> CheckUnknown(const ResourceInfo& info, const json::object& body, st
     for (std::size_t i = 0; i < problems.size(); ++i) msg += (i == 0 ? "" : ", ") + problems[i];
     return NewBadRequest(msg);
   }
-  if (warnings != nullptr) warnings->insert(warnings->end(), problems.begin(), problems.end());
+  if (warnings == nullptr) return Ok();
+  // go-yaml's strict errors are one error with a line per problem; each line is a warning.
+  constexpr std::string_view kYamlErrors = "yaml: unmarshal errors:\n  ";
+  for (const auto& problem : problems) {
+    if (!problem.starts_with(kYamlErrors)) {
+      warnings->push_back(problem);
+      continue;
+    }
+    for (std::size_t start = kYamlErrors.size(); start < problem.size();) {
+      const std::size_t end = std::min(problem.find("\n  ", start), problem.size());
+      warnings->push_back(problem.substr(start, end - start));
+      start = end + 3;
+    }
+  }
   return Ok();
 }
 
@@ -463,8 +476,8 @@ Result<void> CheckUnknown(const ResourceInfo& info, const json::object& body, st
 
 Result<void> CheckUnknownFields(const ResourceInfo& info, const json::object& body,
                                 std::string_view field_validation, std::vector<std::string>* warnings,
-                                const std::vector<std::string>& duplicates) {
-  return CheckUnknown(info, body, field_validation, warnings, /*decoding=*/true, duplicates);
+                                const std::vector<std::string>& decode_problems) {
+  return CheckUnknown(info, body, field_validation, warnings, /*decoding=*/true, decode_problems);
 }
 
 Result<void> CheckUnknownFieldsOfPatch(const ResourceInfo& info, const json::object& patched,

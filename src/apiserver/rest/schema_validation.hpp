@@ -69,11 +69,11 @@ void PrepareGenericKind(const ResourceInfo& info, boost::json::object& obj, bool
 /// error: unknown field "spec.foo", unknown field "bar"`; "Warn" and "" (kube 1.32's default) -> appends `unknown field "spec.foo"` to
 /// `warnings` (the caller sends each as a `Warning: 299 - "<text>"` header); "Ignore" -> nothing.
 /// The fields are dropped later in every mode (`PruneBuiltinFields`, CR pruning). Custom
-/// resources without a schema accept everything. `duplicates` (the repeated members
-/// `DecodeBody` found) come first, as `duplicate field "data"`, in every mode.
+/// resources without a schema accept everything. `decode_problems` (what `DecodeBody` found of
+/// repeated members, as `duplicate field "data"`) come first, in every mode.
 Result<void> CheckUnknownFields(const ResourceInfo& info, const boost::json::object& body,
                                 std::string_view field_validation, std::vector<std::string>* warnings,
-                                const std::vector<std::string>& duplicates = {});
+                                const std::vector<std::string>& decode_problems = {});
 
 /// `CheckUnknownFields` for the object a PATCH produced: kube's patch handlers answer Strict with
 /// the strict decoding error alone (`strict decoding error: unknown field "spec.foo"`).

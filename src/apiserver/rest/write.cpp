@@ -23,11 +23,11 @@ void HandleCreate(const Env& env, Request& r) {
   if (!dry_run.ok()) return RespondError(r.w, dry_run.error());
   auto format = Negotiate(r, /*is_list=*/false);
   if (!format.ok()) return RespondError(r.w, format.error());
-  std::vector<std::string> duplicates;
-  auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind, &duplicates);
+  std::vector<std::string> decode_problems;
+  auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind, &decode_problems);
   if (!obj.ok()) return RespondError(r.w, obj.error());
   std::vector<std::string> warnings;
-  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings, duplicates); !known.ok()) {
+  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings, decode_problems); !known.ok()) {
     return RespondError(r.w, known.error());
   }
   auto& meta = EnsureObject(*obj, "metadata");
@@ -71,11 +71,11 @@ void HandleUpdate(const Env& env, Request& r) {
     return r.w.Respond(200, "application/json", json::serialize(*result));
   }
 
-  std::vector<std::string> duplicates;
-  auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind, &duplicates);
+  std::vector<std::string> decode_problems;
+  auto obj = DecodeBody(r, r.http.body, r.info->ApiVersion(), r.info->kind, &decode_problems);
   if (!obj.ok()) return RespondError(r.w, obj.error());
   std::vector<std::string> warnings;
-  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings, duplicates); !known.ok()) {
+  if (auto known = CheckUnknownFields(*r.info, *obj, opts->field_validation, &warnings, decode_problems); !known.ok()) {
     return RespondError(r.w, known.error());
   }
   if (auto named = CheckNameAndNamespace(r, *obj); !named.ok()) return RespondError(r.w, named.error());

@@ -261,7 +261,7 @@ std::string HexEncode(std::string_view bytes) {
 
 Result<json::object> DecodeBody(const Request& r, std::string_view body,
                                 std::string_view expected_api_version, std::string_view expected_kind,
-                                std::vector<std::string>* duplicates) {
+                                std::vector<std::string>* decode_problems) {
   std::string media(r.http.Header("content-type").value_or(""));
   media = media.substr(0, media.find(';'));
   while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
@@ -298,7 +298,8 @@ Result<json::object> DecodeBody(const Request& r, std::string_view body,
   if (media == "application/yaml") {
     // kubectl --raw and client libraries may send YAML; kube converts it to JSON (YAML 1.1
     // scalars: `y` is true) and decodes that. A body that is not YAML is a 400 with its summary.
-    auto parsed = ParseYaml(body);
+    std::vector<std::string> repeated;
+    auto parsed = ParseYaml(body, &repeated);
     if (!parsed.ok()) {
       constexpr std::size_t kSummary = 30;
       std::string summary = body.empty() ? "<empty>" : HexEncode(body.substr(0, kSummary));
@@ -307,6 +308,11 @@ Result<json::object> DecodeBody(const Request& r, std::string_view body,
       if (message.starts_with("error decoding YAML: ")) message.erase(0, 21);
       return NewBadRequest("the object provided is unrecognized (must be of type " + std::string(expected_kind) +
                            "): " + message + " (" + summary + ")");
+    }
+    if (!repeated.empty() && decode_problems != nullptr) {
+      std::string problem = "yaml: unmarshal errors:";
+      for (const auto& line : repeated) problem += "\n  " + line;
+      decode_problems->push_back(std::move(problem));
     }
     return DecodeObject(r, std::move(*parsed), expected_api_version, expected_kind);
   }
@@ -323,7 +329,9 @@ Result<json::object> DecodeBody(const Request& r, std::string_view body,
                          detail);
   }
   if (auto repeated = FindGoDuplicates(body, *parsed)) {
-    if (duplicates != nullptr) *duplicates = std::move(repeated->paths);
+    if (decode_problems != nullptr) {
+      for (const auto& path : repeated->paths) decode_problems->push_back("duplicate field " + QuoteJson(path));
+    }
     *parsed = std::move(repeated->value);
   }
   return DecodeObject(r, std::move(*parsed), expected_api_version, expected_kind);

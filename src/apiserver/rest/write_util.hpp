@@ -26,12 +26,14 @@ std::string GenerateName(std::string_view base);
 /// Decodes a JSON request body into the stored form of `r.info`: Content-Type check (415), JSON
 /// parse (400 naming the position), apiVersion/kind defaulted when absent and checked otherwise
 /// (400), view conversion, decode-time type checks and defaulting (`DecodeAndDefault`). A JSON
-/// body with repeated member names decodes as Go's decoder does (`FindGoDuplicates`); their
-/// paths go to `duplicates` when given, for `CheckUnknownFields`.
+/// body with repeated member names decodes as Go's decoder does (`FindGoDuplicates`), a YAML one
+/// as go-yaml does; what kube's strict decoder says of them (`duplicate field "data.a"`, or
+/// go-yaml's `yaml: unmarshal errors:` list) goes to `decode_problems` when given, for
+/// `CheckUnknownFields`.
 Result<boost::json::object> DecodeBody(const Request& r, std::string_view body,
                                        std::string_view expected_api_version,
                                        std::string_view expected_kind,
-                                       std::vector<std::string>* duplicates = nullptr);
+                                       std::vector<std::string>* decode_problems = nullptr);
 
 /// The part of `DecodeBody` after JSON parsing, for a DOM (e.g. the result of a patch).
 Result<boost::json::object> DecodeObject(const Request& r, boost::json::value value,

@@ -625,6 +625,8 @@ Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresour
       // The last finalizer is gone: the object goes away (kube's deleteWithoutFinalizers).
       auto deleted = DeleteStored(env, r.Gr(), r.path.name, *kv, dry_run);
       if (!deleted.ok() && (IsConflict(deleted.error()) || IsNotFound(deleted.error()))) continue;
+      // The answer is the object as this update left it (its finalizers emptied).
+      if (deleted.ok()) deleted->stored = StampedJson(std::move(obj)).At(deleted->revision);
       return deleted;
     }
     if (dry_run) return WriteResult{json::serialize(obj), kv->mod_revision, false, false};

@@ -87,8 +87,10 @@ TEST_F(BadInputTest, MalformedJsonBodies) {
   // An unknown op decodes fine and fails when applied: kube's generic 422 (like a failed `test`).
   ExpectStatus(client().Patch(Existing(), R"([{"op":"frobnicate","path":"/data/k"}])", "application/json-patch+json"),
                422, "Invalid", "the server rejected our request due to an error in our request");
-  // A patch whose result is not a valid ConfigMap.
-  ExpectStatus(client().Patch(Existing(), R"({"data":{"k":5}})", "application/merge-patch+json"), 400, "BadRequest");
+  // A patch whose result Go cannot decode into a ConfigMap: kube's 422 on the field `patch`.
+  ExpectStatus(client().Patch(Existing(), R"({"data":{"k":5}})", "application/merge-patch+json"), 422, "Invalid");
+  ExpectStatus(client().Patch(Existing(), R"({"data":{"k":5}})", "application/strategic-merge-patch+json"), 422,
+               "Invalid", R"( "" is invalid: patch: Invalid value: "map[data:map[k:5]]": cannot convert int64 to string)");
   ExpectStatus(client().Patch(Existing(), R"([{"op":"test","path":"/data/k","value":"other"}])",
                               "application/json-patch+json"),
                422, "Invalid", "the server rejected our request due to an error in our request");

@@ -366,6 +366,9 @@ TEST_F(CrudTest, FinalizersKeepADeletedObjectUntilRemoved) {
   EXPECT_EQ(added.status, 422) << added.body;
   auto release = client().Patch(std::string(kCm) + "/f", R"({"metadata":{"finalizers":null}})", "application/merge-patch+json");
   ASSERT_EQ(release.status, 200) << release.body;
+  // The answer is the object as the update left it: deleting, its finalizers gone.
+  EXPECT_NE(Str(release.Json(), {"metadata", "deletionTimestamp"}), "");
+  EXPECT_EQ(release.Json().at("metadata").as_object().if_contains("finalizers"), nullptr) << release.body;
   EXPECT_EQ(client().Get(std::string(kCm) + "/f").status, 404);
 }
 

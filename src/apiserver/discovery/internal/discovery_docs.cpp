@@ -173,13 +173,15 @@ std::string RenderAggregated(const Snapshot& snapshot, bool core, std::string_vi
     if (g.group.empty() != core) continue;
     if (!first_group) out.push_back(',');
     first_group = false;
-    // ObjectMeta.name is omitempty: the core group's item has an empty metadata.
+    // ObjectMeta.name is omitempty (the core group's item has none); creationTimestamp, a
+    // metav1.Time struct, is always encoded, as null.
     out += "{\"metadata\":{";
     if (!g.group.empty()) {
       out += "\"name\":";
       AppendJsonString(out, g.group);
+      out += ",";
     }
-    out += "},\"versions\":[";
+    out += "\"creationTimestamp\":null},\"versions\":[";
     for (std::size_t vi = 0; vi < g.versions.size(); ++vi) {
       const std::string& version = g.versions[vi];
       if (vi != 0) out.push_back(',');

@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   bool no_tls = false;
   std::string log_level = "info";
   std::string controllers = "*";
+  kube::apiserver::ServiceAccountOptions service_accounts;
   app.add_option("--data-dir", data_dir, "directory for the database, PKI, token and kubeconfig")->capture_default_str();
   app.add_option("--storage", storage, "storage engine")->check(CLI::IsMember({"memory", "sqlite"}))->capture_default_str();
   app.add_option("--listen", listen, "address:port to bind (port 0 = any free port)")->capture_default_str();
@@ -94,6 +95,12 @@ int main(int argc, char** argv) {
                  "in-process controllers, as kube-controller-manager's flag: '*' for all, a name to enable "
                  "one, '-name' to disable one (garbage-collector, namespace, event-ttl, pod-gc)")
       ->capture_default_str();
+  app.add_option("--service-account-issuer", service_accounts.issuer,
+                 "the iss of service account tokens and of /.well-known/openid-configuration")
+      ->capture_default_str();
+  app.add_option("--api-audiences", service_accounts.api_audiences,
+                 "comma-separated audiences of TokenRequests that name none (default: the issuer)")
+      ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
 
   kube::log::Level level{};
@@ -122,6 +129,7 @@ int main(int argc, char** argv) {
                                         : kube::apiserver::ApiServerOptions::StorageKind::kSqlite;
   options.tls = !no_tls;
   options.authenticate = !no_tls;
+  options.service_accounts = service_accounts;
   if (std::string bad; !ParseControllers(controllers, options.controllers, bad)) {
     std::fprintf(stderr, "error: --controllers: unknown controller \"%s\"\n", bad.c_str());
     return 2;

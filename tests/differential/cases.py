@@ -12,6 +12,7 @@ A case is {"category", "name", "steps"}; a step is a dict with
   ignore [path]           members of the reduction to leave out ("body.metadata.annotations")
 Names are unique; `random_cases(seed, n)` adds seeded random sequences.
 """
+import base64
 import copy
 import json
 import random
@@ -484,6 +485,105 @@ def binding(pod_name="p", node="node-1", **extra):
     return b
 
 
+def token_request(spec=None, **extra):
+    o = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec if spec is not None else {}}
+    o.update(extra)
+    return o
+
+
+def token_request_cases():
+    """serviceaccounts/NAME/token (part of subresource_cases). A token's bytes differ between any two
+    servers (keys, jti, times): `body.status.token` is left out of every 201."""
+    out = []
+    sas, token = NS + "/serviceaccounts", NS + "/serviceaccounts/sa/token"
+    sa = setup("POST", sas, {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa"}})
+    no_token = ["body.status.token"]
+    add = lambda name, *steps: out.append(case("subresources", "subresources/serviceaccount-token-" + name, *steps))  # noqa: E731
+    ok = lambda body, path=token, **kw: step("POST", path, body, ignore=no_token, **kw)  # noqa: E731
+    bound = lambda ref: token_request({"boundObjectRef": ref})  # noqa: E731
+    add("defaults", sa, ok(token_request()), ok({"spec": {}}), ok(token_request({"audiences": []})))
+    add("audiences", sa, ok(token_request({"audiences": ["a", "b"], "expirationSeconds": 600})),
+        ok(token_request({"audiences": [""], "expirationSeconds": 4294967296})))
+    add("expiration-invalid", sa, step("POST", token, token_request({"expirationSeconds": 599})),
+        step("POST", token, token_request({"expirationSeconds": 4294967297})),
+        step("POST", token, token_request({"expirationSeconds": 0})),
+        step("POST", token, token_request({"expirationSeconds": -5})))
+    add("decode-errors", sa, step("POST", token, {"apiVersion": "v1", "kind": "Pod", "spec": {}}),
+        step("POST", token, dict(token_request(), apiVersion="authentication.k8s.io/v2")),
+        step("POST", token, dict(token_request(), apiVersion="v1")),
+        step("POST", token, token_request({"expirationSeconds": "abc"})),
+        step("POST", token, '{"spec": '), step("POST", token, "[]"), step("POST", token, ""))
+    add("content-types", sa, step("POST", token, "x", ctype="text/plain"),
+        ok("spec:\n  expirationSeconds: 900\n", ctype="application/yaml"))
+    add("name-mismatch", sa, step("POST", token, token_request(metadata={"name": "other"})))
+    add("name-mismatch-missing-sa", step("POST", token, token_request(metadata={"name": "other"})))
+    add("namespace-mismatch", sa, step("POST", token, token_request(metadata={"namespace": "other"})))
+    add("namespace-missing", step("POST", "/api/v1/namespaces/missing-${ns}/serviceaccounts/sa/token",
+                                  token_request()))
+    add("namespace-terminating", sa, setup("DELETE", "/api/v1/namespaces/${ns}"), step("POST", token, token_request()))
+    add("missing-sa-invalid", step("POST", token, token_request({"expirationSeconds": 5})))
+    add("unknown-fields", sa,
+        ok(dict(token_request({"bogus": 1, "boundObjectRef": None}), foo=1, metadata={"bar": 2})),
+        step("POST", token + "?fieldValidation=Strict", token_request({"bogus": 1})),
+        ok('{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", '
+           '"spec": {"expirationSeconds": 700, "expirationSeconds": 800}}'))
+    add("metadata", sa, ok(token_request(metadata={
+        "name": "sa", "uid": "abc", "labels": {"a": "b"}, "annotations": {"x": "y"}, "resourceVersion": "5",
+        "generation": 3, "finalizers": ["a/b"], "generateName": "x", "deletionTimestamp": "2026-01-01T00:00:00Z",
+        "creationTimestamp": "2020-01-01T00:00:00Z",
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"}]})))
+    add("status-in-request", sa, ok(token_request(status={"token": "x", "expirationTimestamp": "2020-01-01T00:00:00Z"})))
+    add("field-manager", sa, ok(token_request(), path=token + "?fieldManager=me"),
+        step("POST", token + "?fieldManager=" + "m" * 129, token_request()))
+    add("dry-run", sa, ok(token_request(), path=token + "?dryRun=All"),
+        step("POST", token + "?dryRun=Bogus", token_request()), step("GET", sas + "/sa"))
+    add("wrong-method", sa, step("GET", token), step("PUT", token, token_request()),
+        step("PATCH", token, {}, ctype=MERGE), step("DELETE", token), step("GET", NS + "/serviceaccounts/nosa/token"))
+    add("accept", sa,
+        step("POST", token, token_request(), headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}),
+        ok(token_request(), headers={"Accept": "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io"}))
+    # Bound tokens: a pod (and its node), a secret, a node.
+    node = lambda n: setup("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": n}})  # noqa
+    add("bound-pod", sa, setup("POST", NS + "/pods", pod(serviceAccountName="sa")),
+        ok(bound({"kind": "Pod", "apiVersion": "v1", "name": "p"})), ok(bound({"kind": "Pod", "name": "p"})),
+        ok(token_request({"expirationSeconds": 3607, "boundObjectRef": {"kind": "Pod", "apiVersion": "v1",
+                                                                         "name": "p"}})))
+    add("bound-pod-on-node", sa, node("tn-${ns}"),
+        setup("POST", NS + "/pods", pod(serviceAccountName="sa", nodeName="tn-${ns}")),
+        setup("POST", NS + "/pods", pod("q", serviceAccountName="sa", nodeName="missing-${ns}")),
+        ok(bound({"kind": "Pod", "apiVersion": "v1", "name": "p"})),
+        ok(bound({"kind": "Pod", "apiVersion": "v1", "name": "q"})))
+    add("bound-pod-errors", sa, setup("POST", NS + "/pods", pod(serviceAccountName="sa")),
+        setup("POST", NS + "/pods", pod("other")),
+        step("POST", token, bound({"kind": "Pod", "apiVersion": "v1", "name": "other", "uid": "x"})),
+        step("POST", token, bound({"kind": "Pod", "apiVersion": "v1", "name": "missing"})),
+        step("POST", token, bound({"kind": "Pod", "apiVersion": "v1", "name": "p", "uid": "wrong"})),
+        step("POST", token, bound({"kind": "Pod", "apiVersion": "v1"})),
+        step("POST", token, token_request({"expirationSeconds": 1, "boundObjectRef": {"kind": "Pod", "name": "x"}})))
+    add("bound-secret", sa, setup("POST", NS + "/secrets", secret("s")),
+        ok(bound({"kind": "Secret", "apiVersion": "v1", "name": "s"})),
+        step("POST", token, bound({"kind": "Secret", "apiVersion": "v1", "name": "s", "uid": "wrong"})),
+        step("POST", token, bound({"kind": "Secret", "apiVersion": "v1", "name": "missing"})))
+    add("bound-node", sa, node("tb-${ns}"), ok(bound({"kind": "Node", "apiVersion": "v1", "name": "tb-${ns}"})),
+        step("POST", token, bound({"kind": "Node", "apiVersion": "v1", "name": "tb-${ns}", "uid": "x"})),
+        step("POST", token, bound({"kind": "Node", "apiVersion": "v1", "name": "missing-${ns}"})))
+    add("bound-other-kinds", sa, step("POST", token, bound({"kind": "ConfigMap", "apiVersion": "v1", "name": "c"})),
+        step("POST", token, bound({"kind": "Pod", "apiVersion": "apps/v1", "name": "p"})),
+        step("POST", token, bound({})), step("POST", token, bound({"name": "p"})),
+        step("POST", token, bound({"kind": "Secret", "apiVersion": "a/b/c", "name": "s"})))
+    # The issuer's discovery documents. Their keys (kid, n) and jwks_uri (the server's port) differ.
+    add("openid-configuration", step("GET", "/.well-known/openid-configuration", ignore=["body.jwks_uri"]),
+        step("GET", "/.well-known/openid-configuration/", ignore=["body.jwks_uri"]),
+        step("POST", "/.well-known/openid-configuration", {}),
+        step("GET", "/.well-known/openid-configuration/x"),
+        step("GET", "/.well-known/openid-configuration", headers={"Accept": "text/plain"}))
+    add("jwks", step("GET", "/openid/v1/jwks", headers={"Accept": "*/*"}, ignore=["body.keys"]),
+        step("GET", "/openid/v1/jwks", headers={"Accept": "application/jwk-set+json"}, ignore=["body.keys"]),
+        step("GET", "/openid/v1/jwks"), step("DELETE", "/openid/v1/jwks"), step("GET", "/openid/v1/jwks/x"),
+        step("GET", "/openid/v1"), step("GET", "/.well-known"))
+    return out
+
+
 def subresource_cases():
     out = []
     pods = NS + "/pods"
@@ -523,6 +623,7 @@ def subresource_cases():
              {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
               "spec": {"audiences": ["api"], "expirationSeconds": 3600}},
              ignore=["body.status.token"]))
+    out.extend(token_request_cases())
     add("pod-status-get", setup("POST", pods, pod()), step("GET", pods + "/p/status"))
     add("pod-status-merge-patch", setup("POST", pods, pod()),
         step("PATCH", pods + "/p/status", {"status": {"phase": "Running", "podIP": "10.1.2.3"}}, ctype=MERGE))
@@ -1123,9 +1224,367 @@ def kind_cases():
     return out
 
 
+# ---- autoscaling/v1 HorizontalPodAutoscalers and certificates.k8s.io CertificateSigningRequests ----
+
+HPA1 = "/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers"
+HPA2 = "/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers"
+CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+CSR = CSRS + "/csr-${ns}"
+PARTIAL = {"Accept": "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"}
+PARTIAL_ONE = {"Accept": "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io"}
+# openssl-made PKCS#10 requests (P-256 and RSA 1024) and a self-signed certificate.
+EC_CSR_PEM = (
+    "-----BEGIN CERTIFICATE REQUEST-----\n"
+    "MIHrMIGSAgEAMDAxFzAVBgNVBAMMDnN5c3RlbTpub2RlOm4xMRUwEwYDVQQKDAxz\n"
+    "eXN0ZW06bm9kZXMwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAATK/2rn3GMJH5VM\n"
+    "w/+yCXfeLLVvHVyiHNs7Dl0WmNHMehAf31FNphHstHCixmUaOdjOwJQy/rDT5QvO\n"
+    "qeqjoJzeoAAwCgYIKoZIzj0EAwIDSAAwRQIgS4zVcQOTIsbljmLp12QHIZFmx9Yr\n"
+    "6m+CUTM+jf6w9JwCIQCfo+3bCZqRnQFEwtOThQDq8lUEYqftAMUQBB79vrpuow==\n"
+    "-----END CERTIFICATE REQUEST-----\n")
+RSA_CSR_PEM = (
+    "-----BEGIN CERTIFICATE REQUEST-----\n"
+    "MIIBTTCBtwIBADAOMQwwCgYDVQQDDANib2IwgZ8wDQYJKoZIhvcNAQEBBQADgY0A\n"
+    "MIGJAoGBAKN2GqLq6sfW/d/go76VPBKMWxG0ZglgJlQFUDP+YOcZTmivhimPmKwf\n"
+    "HvTwywUb3PCH9X0JBbJPfQrccxxnfbIXeS5SuaMindHkgw2e7DAJGwF4dvOIvurd\n"
+    "ukneUOT8KYD7LX8WtUsgtg+NMbuMoMMjsK3qvieXoHMf+JmVEEJXAgMBAAGgADAN\n"
+    "BgkqhkiG9w0BAQsFAAOBgQAN6dnIImUgHDGp/LO823Xy8SA73Vuioq4P4n819nFM\n"
+    "4ShV2SCOh2IVF3qYwFwhMTexYJvMkWq3mLWPdabtyNUHr8jbEeFOakZQ3TNsA9t9\n"
+    "yKk5OTks0fBMV6cEjzu70G3YcBlrcsAcQ3Kou8PVHggT/ag0fGVj3TEjv/IWZmNf\n"
+    "rA==\n"
+    "-----END CERTIFICATE REQUEST-----\n")
+CERT_PEM = (
+    "-----BEGIN CERTIFICATE-----\n"
+    "MIIBeDCCAR2gAwIBAgIUV0DrzKya0NiOulfQxYXwRQJPFiAwCgYIKoZIzj0EAwIw\n"
+    "ETEPMA0GA1UEAwwGaXNzdWVkMB4XDTI2MTIwMzE2NTUyMloXDTM2MTEzMDE2NTUy\n"
+    "MlowETEPMA0GA1UEAwwGaXNzdWVkMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n"
+    "iO6uT/H3nXuxSYjTZSCQ67QHjWspI2K9EMcS84jTWTICWkUnxoOc3VS/z0yDdHh1\n"
+    "i4ju5oiEOA83yXp0DTqS7qNTMFEwHQYDVR0OBBYEFEilYzQ1lL9k95IdO8OqpXC6\n"
+    "PlCOMB8GA1UdIwQYMBaAFEilYzQ1lL9k95IdO8OqpXC6PlCOMA8GA1UdEwEB/wQF\n"
+    "MAMBAf8wCgYIKoZIzj0EAwIDSQAwRgIhAIbmmg33P7GR0uSJHopOBLrg8uBsWA+C\n"
+    "BSeZDxm1GZWsAiEAwYhT5H8qAU9W7+si6UAatm/QteXvJuKmgYTzogdtdBc=\n"
+    "-----END CERTIFICATE-----\n")
+
+
+def b64(text):
+    return base64.b64encode(text.encode() if isinstance(text, str) else text).decode()
+
+
+def tampered(pem):
+    """`pem` with one bit of its signature flipped (the request still parses)."""
+    lines = pem.strip().split("\n")
+    der = bytearray(base64.b64decode("".join(lines[1:-1])))
+    der[-3] ^= 1
+    return lines[0] + "\n" + base64.b64encode(bytes(der)).decode() + "\n" + lines[-1] + "\n"
+
+
+def hpa_v1(name="h", annotations=None, **spec):
+    s = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "maxReplicas": 3}
+    s.update(spec)
+    meta = {"name": name}
+    if annotations:
+        meta["annotations"] = annotations
+    return {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": meta, "spec": s}
+
+
+def hpa_v2(name="h", **spec):
+    o = hpa_v1(name, **spec)
+    o["apiVersion"] = "autoscaling/v2"
+    return o
+
+
+def resource_metric(name, **target):
+    return {"type": "Resource", "resource": {"name": name, "target": target}}
+
+
+# One metric of each source: what autoscaling/v1 can only keep in its annotations.
+ALL_METRICS = [
+    resource_metric("memory", type="AverageValue", averageValue="100Mi"),
+    resource_metric("cpu", type="Utilization", averageUtilization=50),
+    {"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {"type": "AverageValue", "averageValue": "10"}}},
+    {"type": "Object", "object": {"describedObject": {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+                                                      "name": "main"},
+                                  "metric": {"name": "rps", "selector": {"matchLabels": {"b": "2", "a": "1"}}},
+                                  "target": {"type": "Value", "value": "2k"}}},
+    {"type": "External", "external": {"metric": {"name": "queue", "selector": {"matchExpressions": [
+        {"key": "q", "operator": "In", "values": ["x"]}]}}, "target": {"type": "AverageValue", "averageValue": "30"}}},
+    {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app",
+                                                        "target": {"type": "Utilization", "averageUtilization": 60}}},
+]
+
+CURRENT_METRICS = [
+    {"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 40, "averageValue": "200m"}}},
+    {"type": "Pods", "pods": {"metric": {"name": "qps"}, "current": {"averageValue": "7"}}},
+    {"type": "Object", "object": {"metric": {"name": "rps"}, "current": {"value": "1k"},
+                                  "describedObject": {"kind": "Ingress", "name": "main"}}},
+    {"type": "External", "external": {"metric": {"name": "queue"}, "current": {"averageValue": "3"}}},
+]
+
+
+def csr_body(name="csr-${ns}", request=None, **spec):
+    s = {"request": b64(EC_CSR_PEM) if request is None else request, "signerName": "example.com/signer",
+         "usages": ["client auth"]}
+    s.update(spec)
+    return {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": name},
+            "spec": s}
+
+
+def autoscaling_certificates_cases():
+    """autoscaling/v1 HorizontalPodAutoscalers (a view of the stored autoscaling/v2 objects) and
+    CertificateSigningRequests. The embedded server's requester is "admin" with no uid, the real
+    server's token user "bench-admin" with uid "1000": `spec.username` and `spec.uid` of a CSR are
+    left out, and lists and watches of CSRs compare their metadata (PartialObjectMetadata)."""
+    out = []
+    hpa = lambda name, *steps: out.append(case("autoscaling-v1", "hpa-v1/" + name, *steps))  # noqa: E731
+    v1_get, v2_get = step("GET", HPA1 + "/h"), step("GET", HPA2 + "/h")
+    hpa("create-defaults", step("POST", HPA1, hpa_v1()), v2_get, v1_get)
+    hpa("create-v2-read-v1", step("POST", HPA2, dict(hpa_v2(metrics=ALL_METRICS, behavior={"scaleDown": {
+        "stabilizationWindowSeconds": 60}}, minReplicas=2), metadata={"name": "h", "annotations": {"x": "y"}})),
+        v1_get, v2_get)
+    hpa("create-v2-memory-only", step("POST", HPA2, hpa_v2(metrics=[ALL_METRICS[0]])), v1_get)
+    hpa("create-v1-annotations", step("POST", HPA1, hpa_v1(annotations={
+        "autoscaling.alpha.kubernetes.io/metrics": json.dumps([
+            {"type": "Pods", "pods": {"metricName": "qps", "targetAverageValue": "10"}},
+            {"type": "Object", "object": {"target": {"kind": "Ingress", "name": "main"}, "metricName": "rps",
+                                          "targetValue": "2k", "Selector": {"matchLabels": {"a": "b"}}}},
+            {"type": "External", "external": {"metricName": "queue", "targetAverageValue": "30"}},
+            {"type": "Resource", "resource": {"name": "memory", "targetAverageValue": "1Gi"}}]),
+        "autoscaling.alpha.kubernetes.io/behavior": json.dumps({"scaleDown": {
+            "stabilizationWindowSeconds": 30, "policies": [{"type": "Pods", "value": 1, "periodSeconds": 60}]}}),
+        "autoscaling.alpha.kubernetes.io/conditions": json.dumps([{"type": "AbleToScale", "status": "True"}]),
+        "keep": "me"}, targetCPUUtilizationPercentage=70)), v2_get, v1_get)
+    hpa("create-v1-bad-annotations", step("POST", HPA1, hpa_v1(annotations={
+        "autoscaling.alpha.kubernetes.io/metrics": "not json",
+        "autoscaling.alpha.kubernetes.io/behavior": json.dumps({"ScaleUp": "fast"})})), v2_get)
+    hpa("create-v1-behavior-undefaulted", step("POST", HPA1, hpa_v1(annotations={
+        "autoscaling.alpha.kubernetes.io/behavior": json.dumps({"scaleDown": {"stabilizationWindowSeconds": 30}})})))
+    hpa("validation", step("POST", HPA1, hpa_v1(minReplicas=0, maxReplicas=0, targetCPUUtilizationPercentage=0,
+                                                scaleTargetRef={"kind": "", "name": "a/b"})),
+        step("POST", HPA1, {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+                            "metadata": {"name": "bare"}}),
+        step("POST", HPA1, hpa_v1(minReplicas=5, maxReplicas=2)))
+    hpa("validation-annotation-metrics", step("POST", HPA1, hpa_v1(annotations={
+        "autoscaling.alpha.kubernetes.io/metrics": json.dumps([
+            {"type": "Pods", "pods": {"metricName": "", "targetAverageValue": "-1"}},
+            {"type": "Object", "object": {"target": {"kind": "Ingress", "name": "main"}, "metricName": "a/b",
+                                          "targetValue": "0"}},
+            {"type": "Bogus"}])})))
+    hpa("validation-v2", step("POST", HPA2, hpa_v2(metrics=[
+        resource_metric("cpu", type="Percent", averageUtilization=0, averageValue="100m"),
+        {"type": "Pods", "resource": {"name": "cpu"}},
+        {"type": "External", "external": {"metric": {"name": "q"}, "target": {"type": "Value", "value": "1",
+                                                                               "averageValue": "2"}}},
+        {"type": "ContainerResource", "containerResource": {"name": "gpu", "container": "App_1",
+                                                            "target": {"type": "AverageValue"}}}],
+        behavior={"scaleUp": {"stabilizationWindowSeconds": 4000, "selectPolicy": "Fastest",
+                              "policies": [{"type": "Nodes", "value": 0, "periodSeconds": 2000}]}})))
+    hpa("status-put-v1", step("POST", HPA1, hpa_v1()),
+        step("PUT", HPA1 + "/h/status", dict(hpa_v1(annotations={
+            "autoscaling.alpha.kubernetes.io/conditions": json.dumps([{"type": "AbleToScale", "status": "True",
+                                                                       "reason": "R"}])}),
+            status={"currentReplicas": 2, "desiredReplicas": 3, "currentCPUUtilizationPercentage": 55,
+                    "lastScaleTime": "2026-01-01T00:00:00Z", "observedGeneration": 4})),
+        v2_get, v1_get)
+    hpa("status-v2-read-v1", step("POST", HPA2, hpa_v2(metrics=ALL_METRICS[:2])),
+        step("PATCH", HPA2 + "/h/status", {"status": {"currentReplicas": 1, "desiredReplicas": 2,
+                                                      "currentMetrics": CURRENT_METRICS,
+                                                      "conditions": [{"type": "ScalingActive", "status": "False",
+                                                                      "reason": "FailedGetResourceMetric",
+                                                                      "message": "no <metrics> & more"}]}},
+             ctype=MERGE),
+        v1_get, step("GET", HPA1 + "/h/status"))
+    hpa("status-negative", step("POST", HPA1, hpa_v1()),
+        step("PATCH", HPA1 + "/h/status", {"status": {"currentReplicas": -1, "desiredReplicas": -2}}, ctype=MERGE))
+    hpa("list-and-get", setup("POST", HPA1, hpa_v1("a")), setup("POST", HPA2, hpa_v2("b", metrics=ALL_METRICS[:1])),
+        step("GET", HPA1), step("GET", "/apis/autoscaling/v1/horizontalpodautoscalers?labelSelector=none"),
+        step("GET", HPA1 + "?fieldSelector=metadata.name%3Db"))
+    hpa("watch", step("POST", HPA2, hpa_v2(metrics=ALL_METRICS[:1]), save={"rv": "/metadata/resourceVersion"}),
+        setup("PATCH", HPA2 + "/h", {"spec": {"maxReplicas": 7}}, ctype=MERGE),
+        step("GET", HPA1 + "?watch=1&resourceVersion=${rv}&timeoutSeconds=1", watch=True),
+        step("GET", HPA1 + "?watch=1&timeoutSeconds=1", watch=True))
+    hpa("merge-patch", step("POST", HPA1, hpa_v1()),
+        step("PATCH", HPA1 + "/h?fieldManager=patcher",
+             {"spec": {"targetCPUUtilizationPercentage": 50, "maxReplicas": 5}}, ctype=MERGE),
+        v2_get)
+    hpa("json-patch-annotations", step("POST", HPA2, hpa_v2(metrics=ALL_METRICS[:2])),
+        step("PATCH", HPA1 + "/h", [{"op": "remove", "path": "/metadata/annotations"}], ctype=JSONPATCH), v2_get)
+    hpa("update-put", step("POST", HPA1, hpa_v1()),
+        step("PUT", HPA1 + "/h?fieldManager=putter", hpa_v1(maxReplicas=9, targetCPUUtilizationPercentage=20)),
+        v2_get)
+    hpa("patch-v2-over-v1", step("POST", HPA1 + "?fieldManager=v1-writer", hpa_v1()),
+        step("PATCH", HPA2 + "/h?fieldManager=v2-writer", {"spec": {"maxReplicas": 4}}, ctype=MERGE))
+    hpa("patch-v2-metrics-over-v1", step("POST", HPA1 + "?fieldManager=v1-writer", hpa_v1()),
+        step("PATCH", HPA2 + "/h?fieldManager=v2-writer", {"spec": {"metrics": [
+            resource_metric("cpu", type="Utilization", averageUtilization=30)]}}, ctype=MERGE),
+        step("PATCH", HPA1 + "/h?fieldManager=v1-writer", {"spec": {"minReplicas": 2}}, ctype=MERGE))
+    beh = "/metadata/annotations/autoscaling.alpha.kubernetes.io~1behavior"
+    met = "/metadata/annotations/autoscaling.alpha.kubernetes.io~1metrics"
+    hpa("put-v1-keeps-v2-fields", step("POST", HPA2, hpa_v2(metrics=ALL_METRICS[:3], behavior={
+        "scaleUp": {"selectPolicy": "Min"}})),
+        step("GET", HPA1 + "/h", save={"beh": beh, "met": met}),
+        step("PUT", HPA1 + "/h", hpa_v1(annotations={"autoscaling.alpha.kubernetes.io/behavior": "${beh}",
+                                                     "autoscaling.alpha.kubernetes.io/metrics": "${met}"},
+                                        targetCPUUtilizationPercentage=65)),
+        v2_get, step("PUT", HPA1 + "/h", hpa_v1(maxReplicas=4)), v2_get)
+    hpa("strategic-merge-patch", step("POST", HPA1, hpa_v1()),
+        step("PATCH", HPA1 + "/h", {"spec": {"targetCPUUtilizationPercentage": 45}, "metadata": {
+            "annotations": {"autoscaling.alpha.kubernetes.io/metrics": json.dumps([
+                {"type": "Pods", "pods": {"metricName": "qps", "targetAverageValue": "3"}}])}}}, ctype=SMP),
+        v2_get)
+    hpa("dry-run-and-deletecollection", step("POST", HPA1 + "?dryRun=All", hpa_v1()), step("GET", HPA1 + "/h"),
+        setup("POST", HPA1, hpa_v1("a")), setup("POST", HPA2, hpa_v2("b")), step("DELETE", HPA1),
+        step("GET", HPA2))
+    hpa("status-current-metrics-annotation", step("POST", HPA1, hpa_v1()),
+        step("PUT", HPA1 + "/h/status", dict(hpa_v1(annotations={
+            "autoscaling.alpha.kubernetes.io/current-metrics": json.dumps([
+                {"type": "Pods", "pods": {"metricName": "qps", "currentAverageValue": "2"}},
+                {"type": "Object", "object": {"target": {"kind": "Ingress", "name": "main"}, "metricName": "rps",
+                                              "currentValue": "9", "averageValue": "3"}},
+                {"type": "External", "external": {"metricName": "q", "currentValue": "1",
+                                                  "currentAverageValue": "4"}},
+                {"type": "Resource", "resource": {"name": "memory", "currentAverageValue": "1Mi"}},
+                {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "c",
+                                                                    "currentAverageUtilization": 9,
+                                                                    "currentAverageValue": "10m"}}])}),
+            status={"currentReplicas": 1, "desiredReplicas": 1, "currentCPUUtilizationPercentage": 77})),
+        v2_get, v1_get)
+    hpa("apply", step("PATCH", HPA1 + "/h?fieldManager=applier", json.dumps(hpa_v1(targetCPUUtilizationPercentage=60)),
+                      ctype=APPLY),
+        step("PATCH", HPA1 + "/h?fieldManager=applier", json.dumps(hpa_v1(maxReplicas=6)), ctype=APPLY),
+        v2_get)
+    hpa("unknown-fields", step("POST", HPA1, dict(hpa_v1(bogus=1), extra=2)),
+        step("POST", HPA1, dict(hpa_v1("v2-names", metrics=ALL_METRICS[:1]), status={"conditions": []})),
+        step("POST", HPA1 + "?fieldValidation=Strict", hpa_v1("s", bogus=1)))
+    hpa("delete", setup("POST", HPA1, hpa_v1()), step("DELETE", HPA1 + "/h"), step("GET", HPA2 + "/h"))
+    table = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+    # One object per case, listed right after it is written: its Age column reads 0s on both servers.
+    hpa("table-list", setup("POST", HPA2, hpa_v2("a", metrics=ALL_METRICS)), step("GET", HPA1, headers=table))
+    hpa("table-current-metrics", setup("POST", HPA2, hpa_v2(
+        "b", metrics=ALL_METRICS[:3] + [resource_metric("memory", type="Utilization")])),
+        setup("PATCH", HPA2 + "/b/status", {"status": {"currentReplicas": 2, "currentMetrics": [
+            {"type": "Resource", "resource": {"name": "memory", "current": {"averageValue": "50Mi"}}},
+            CURRENT_METRICS[0], CURRENT_METRICS[1]]}}, ctype=MERGE),
+        step("GET", HPA2, headers=table))
+    hpa("table-v1-object", setup("POST", HPA1, hpa_v1("c", annotations={
+        "autoscaling.alpha.kubernetes.io/metrics": json.dumps(
+            [{"type": "External", "external": {"metricName": "q", "targetValue": "5"}}])})),
+        step("GET", HPA1 + "/c", headers=table))
+    hpa("table-object-external", setup("POST", HPA2, dict(hpa_v2("d"), spec={
+        "scaleTargetRef": {"kind": "StatefulSet", "name": "s"}, "maxReplicas": 2,
+        "metrics": [ALL_METRICS[3], ALL_METRICS[4]]})), step("GET", HPA1 + "/d", headers=table))
+    hpa("discovery", step("GET", "/apis/autoscaling"), step("GET", "/apis/autoscaling/v1"))
+
+    csr = lambda name, *steps: out.append(case("certificates", "csr/" + name, *steps))  # noqa: E731
+    who = ["body.spec.username", "body.spec.uid"]
+    mk = lambda *a, **kw: step("POST", CSRS, csr_body(*a, **kw), ignore=who)  # noqa: E731
+    get = step("GET", CSR, ignore=who)
+    created = setup("POST", CSRS, csr_body())
+    csr("create", step("POST", CSRS + "?fieldManager=creator", dict(
+        csr_body(username="mallory", uid="9", groups=["x"], extra={"a": ["b"]}, expirationSeconds=600),
+        metadata={"name": "csr-${ns}", "labels": {"a": "b"}}, status={"conditions": [{"type": "Approved",
+                                                                                     "status": "True"}]}),
+        ignore=who), get, step("GET", CSR + "/approval", ignore=who), step("GET", CSR + "/status", ignore=who))
+    csr("create-rsa", mk(request=b64(RSA_CSR_PEM)))
+    csr("create-bare", step("POST", CSRS, {"apiVersion": "certificates.k8s.io/v1",
+                                           "kind": "CertificateSigningRequest", "metadata": {"name": "csr-${ns}"},
+                                           "spec": {}}))
+    csr("request-invalid", mk(request=b64(CERT_PEM)), mk(request=b64("abc")), mk(request=""),
+        mk(request=b64("-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n")),
+        mk(request=b64("-----BEGIN CERTIFICATE REQUEST-----\nQUJD\n-----END CERTIFICATE REQUEST-----\n")),
+        mk(request=b64("leading text\n" + EC_CSR_PEM + "trailing")))
+    csr("signature-invalid", mk(request=b64(tampered(EC_CSR_PEM))), mk(request=b64(tampered(RSA_CSR_PEM))))
+    csr("request-not-base64", mk(request="abc!"), mk(request=5))
+    csr("usages", mk(usages=["foo", "client auth", "client auth"]), mk(usages=[]))
+    csr("signer-name", mk(signerName="kubernetes.io/legacy-unknown"), mk(signerName="foo"),
+        mk(signerName="foo/bar"), mk(signerName="Example.com/a_b"), mk(signerName="a.b/c/d"),
+        mk(signerName="x" * 250 + ".com/a"), mk(signerName="a.b/" + "x" * 300))
+    csr("expiration", mk(expirationSeconds=599), mk(expirationSeconds=0))
+    csr("names", step("POST", CSRS, dict(csr_body(), metadata={"name": "Foo_Bar:${ns}"}), ignore=who),
+        step("POST", CSRS, dict(csr_body(), metadata={"name": "a%b"})),
+        step("POST", CSRS, dict(csr_body(), metadata={"name": ".."})))
+    csr("update-spec-ignored", created,
+        step("PUT", CSR, dict(csr_body(signerName="example.com/other", usages=["server auth"]),
+                              metadata={"name": "csr-${ns}", "labels": {"x": "y"}},
+                              status={"conditions": [{"type": "Approved", "status": "True"}]}), ignore=who),
+        step("PATCH", CSR, {"spec": {"signerName": "x"}, "status": {"certificate": b64(CERT_PEM)}}, ctype=MERGE,
+             ignore=who))
+    csr("approve", created,
+        step("PUT", CSR + "/approval", dict(csr_body(usages=["server auth"]), status={
+            "conditions": [{"type": "Approved", "status": "True", "reason": "AutoApproved", "message": "ok"}],
+            "certificate": b64(CERT_PEM)}), ignore=who), get)
+    csr("approval-invalid", created,
+        step("PATCH", CSR + "/approval", {"status": {"conditions": [{"type": "Approved", "status": "True"},
+                                                                    {"type": "Denied", "status": "True"}]}},
+             ctype=MERGE),
+        step("PATCH", CSR + "/approval", {"status": {"conditions": [
+            {"type": "Approved", "status": "False"}, {"type": "", "status": "True"},
+            {"type": "X", "status": "Maybe"}, {"type": "X", "status": ""}]}}, ctype=MERGE))
+    csr("approval-remove", created,
+        step("PATCH", CSR + "/approval?fieldManager=approver", {"status": {"conditions": [
+            {"type": "Approved", "status": "True", "reason": "R"}, {"type": "Failed", "status": "True"},
+            {"type": "Custom", "status": "False"}]}}, ctype=MERGE, ignore=who),
+        step("PATCH", CSR + "/approval", {"status": {"conditions": []}}, ctype=MERGE),
+        step("PATCH", CSR + "/approval", {"status": {"conditions": [{"type": "Approved", "status": "True",
+                                                                     "reason": "changed"}]}}, ctype=MERGE))
+    csr("status", created,
+        step("PATCH", CSR + "/status", {"status": {"conditions": [{"type": "Approved", "status": "True"}]}},
+             ctype=MERGE),
+        step("PATCH", CSR + "/status", {"status": {"certificate": b64("junk")}}, ctype=MERGE),
+        step("PATCH", CSR + "/status", {"status": {"certificate": b64("-----BEGIN CERTIFICATE-----\n"
+                                                                      "-----END CERTIFICATE-----\n")}}, ctype=MERGE),
+        step("PATCH", CSR + "/status", {"status": {"certificate": b64(EC_CSR_PEM)}}, ctype=MERGE),
+        step("PATCH", CSR + "/status?fieldManager=signer", {"status": {
+            "certificate": b64(CERT_PEM), "conditions": [{"type": "Issued", "status": "True"}]}}, ctype=MERGE,
+            ignore=who),
+        step("PATCH", CSR + "/status", {"status": {"certificate": b64(CERT_PEM + CERT_PEM)}}, ctype=MERGE))
+    csr("approve-then-status", created,
+        setup("PATCH", CSR + "/approval", {"status": {"conditions": [{"type": "Approved", "status": "True"}]}},
+              ctype=MERGE),
+        step("PATCH", CSR + "/status", {"status": {"conditions": [{"type": "Denied", "status": "True"},
+                                                                  {"type": "Approved", "status": "True"}]}},
+             ctype=MERGE),
+        step("PATCH", CSR + "/status", {"status": {"conditions": [{"type": "Approved", "status": "True",
+                                                                   "reason": "kept"}]}}, ctype=MERGE, ignore=who),
+        step("PATCH", CSR + "/status", {"status": {"conditions": []}}, ctype=MERGE))
+    csr("list-watch", step("POST", CSRS, dict(csr_body(), metadata={"name": "csr-${ns}", "labels": {"case": "${ns}"}}),
+                           ignore=who, save={"rv": "/metadata/resourceVersion"}),
+        setup("POST", CSRS, dict(csr_body("csr2-${ns}", signerName="example.com/other"),
+                                 metadata={"name": "csr2-${ns}", "labels": {"case": "${ns}"}})),
+        step("GET", CSRS + "?labelSelector=case%3D${ns}", headers=PARTIAL),
+        step("GET", CSRS + "?labelSelector=case%3D${ns}&fieldSelector=spec.signerName%3Dexample.com/other",
+             headers=PARTIAL),
+        step("GET", CSRS + "?fieldSelector=spec.bogus%3Dx"),
+        step("GET", CSRS + "?watch=1&labelSelector=case%3D${ns}&resourceVersion=${rv}&timeoutSeconds=1",
+             headers=PARTIAL_ONE, watch=True))
+    csr("apply", step("PATCH", CSR + "?fieldManager=applier", json.dumps(dict(
+        csr_body(), metadata={"name": "csr-${ns}", "labels": {"a": "b"}})), ctype=APPLY, ignore=who),
+        step("PATCH", CSR + "?fieldManager=applier", json.dumps(dict(
+            csr_body(signerName="example.com/x"), metadata={"name": "csr-${ns}", "labels": {"a": "c"}})), ctype=APPLY,
+            ignore=who),
+        step("PATCH", CSR + "/approval?fieldManager=approver", json.dumps({
+            "apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+            "metadata": {"name": "csr-${ns}"}, "status": {"conditions": [{"type": "Approved", "status": "True",
+                                                                          "reason": "Applied"}]}}),
+            ctype=APPLY, ignore=who))
+    csr("generate-name-dry-run", step("POST", CSRS + "?dryRun=All", csr_body(), ignore=who), step("GET", CSR),
+        step("POST", CSRS, dict(csr_body(), metadata={"generateName": "gen-${ns}-"}), ignore=who))
+    csr("status-put", created, step("GET", CSR, ignore=who, save={"rv": "/metadata/resourceVersion"}),
+        step("PUT", CSR + "/status", dict(csr_body(), metadata={"name": "csr-${ns}", "resourceVersion": "${rv}"},
+                                          status={"certificate": b64(CERT_PEM),
+                                                  "conditions": [{"type": "Failed", "status": "True",
+                                                                  "lastUpdateTime": "2020-01-01T00:00:00Z"}]}),
+             ignore=who),
+        step("PUT", CSR + "/status", dict(csr_body(), metadata={"name": "csr-${ns}", "resourceVersion": "1"})))
+    csr("delete", created, step("DELETE", CSR), step("GET", CSR), step("DELETE", CSR + "/approval"))
+    # The Requestor cell is the user's name: only the columns are compared.
+    csr("table", created, step("GET", CSR, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"},
+                               ignore=["body.rows"]))
+    csr("discovery", step("GET", "/apis/certificates.k8s.io"), step("GET", "/apis/certificates.k8s.io/v1"))
+    return out
+
+
 def all_cases():
     return (crud_cases() + pod_validation_cases() + service_validation_cases() + other_validation_cases() +
             immutability_cases() + defaults_cases() + subresource_cases() + error_cases() + list_cases() +
             watch_cases() + patch_cases() + apply_cases() + deletion_cases() + discovery_cases() + body_cases() +
-            kind_cases() +
+            kind_cases() + autoscaling_certificates_cases() +
             random_cases(1, 50))

@@ -52,6 +52,8 @@ NON_POINTER_TIMES = {
     "io.k8s.api.apps.v1.StatefulSetCondition": ["lastTransitionTime"],
     "io.k8s.api.apps.v1.DaemonSetCondition": ["lastTransitionTime"],
     "io.k8s.api.batch.v1.JobCondition": ["lastProbeTime", "lastTransitionTime"],
+    "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition": ["lastTransitionTime"],
+    "io.k8s.api.certificates.v1.CertificateSigningRequestCondition": ["lastUpdateTime", "lastTransitionTime"],
 }
 
 

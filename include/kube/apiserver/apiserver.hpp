@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <kube/apiserver/http_server.hpp>
 #include <kube/apiserver/resource.hpp>
@@ -12,6 +13,10 @@
 #include <kube/base/result.hpp>
 
 namespace kube::apiserver {
+
+namespace rest {
+class ServiceAccountTokenIssuer;  // src/apiserver/rest/service_account_token.hpp
+}  // namespace rest
 
 /// Registers the built-in resources with kube-apiserver 1.32's discovery data and strategy flags:
 /// core/v1 namespaces (cluster-scoped), configmaps, secrets, events, pods, services,
@@ -40,6 +45,10 @@ struct RestOptions {
   /// bookmarks and its end are handled by its own thread. 0: no delivery thread (the storage's
   /// `watch_coalesce` then paces busy watches). See docs/apiserver-rest.md.
   std::chrono::nanoseconds watch_delivery_period = std::chrono::milliseconds(2);
+  /// Signs the tokens of `serviceaccounts/NAME/token` (ApiServer sets it from
+  /// `ApiServerOptions::service_accounts`). nullptr = an issuer `https://kubernetes.default.svc`
+  /// whose key is generated in memory on first use.
+  std::shared_ptr<const rest::ServiceAccountTokenIssuer> token_issuer;
 };
 
 /// The REST API of the resources in `registry`, stored in `storage`: GET/LIST/WATCH/POST/PUT/PATCH/
@@ -72,6 +81,17 @@ struct ControllerOptions {
   Clock::Duration event_ttl = std::chrono::hours(1);
 };
 
+/// The service-account token issuer (kube-apiserver's --service-account-* and --api-audiences).
+/// The signing key is RSA-2048, generated on first start into `<data_dir>/pki/sa.key` (mode 0600)
+/// and reused afterwards; without a data dir it lives in memory.
+struct ServiceAccountOptions {
+  /// `iss` of the tokens and of `/.well-known/openid-configuration` (--service-account-issuer).
+  /// The discovery documents are served only for an https URL, as kube does.
+  std::string issuer = "https://kubernetes.default.svc";
+  /// The audiences a TokenRequest without audiences gets (--api-audiences); empty = {issuer}.
+  std::vector<std::string> api_audiences{};
+};
+
 /// Options of `ApiServer::Start`.
 struct ApiServerOptions {
   /// Where the PKI, token, kubeconfig and the sqlite database live. May be empty only with memory
@@ -85,8 +105,9 @@ struct ApiServerOptions {
   bool authenticate = true;  ///< require the bearer token from `<data_dir>/token`
   StorageOptions storage_options;
   Clock* clock = nullptr;  ///< nullptr = RealClock::Instance(); also used by storage if it has none
-  RestOptions rest;        ///< its clock defaults to `clock`
+  RestOptions rest;        ///< its clock defaults to `clock`; its token issuer is set from `service_accounts`
   ControllerOptions controllers;
+  ServiceAccountOptions service_accounts;
 };
 
 /// The embedded Kubernetes-compatible API server: storage + registry (built-ins) + REST +

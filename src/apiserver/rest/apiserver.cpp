@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 
 #include <kube/apiserver/discovery.hpp>
+#include <kube/base/mutex.hpp>
 #include <kube/core/status.hpp>
 #include <kube/core/time.hpp>
 
@@ -16,6 +17,8 @@
 #include "apiserver/controllers/controllers.hpp"
 #include "apiserver/controllers/crd_controller.hpp"
 #include "apiserver/rest/codec.hpp"
+#include "apiserver/rest/service_account_token.hpp"
+#include "apiserver/rest/token_request.hpp"
 #include "apiserver/rest/write_util.hpp"
 
 namespace kube::apiserver {
@@ -39,6 +42,24 @@ json::object SystemMetadata(std::string_view name, std::string_view ns, Clock& c
   if (!ns.empty()) meta["namespace"] = ns;
   return meta;
 }
+
+// The issuer's jwks_uri (kube: https://<external address>/openid/v1/jwks), known once the server
+// is bound.
+class JwksUri final {
+ public:
+  void Set(std::string uri) {
+    MutexLock lock(mu_);
+    uri_ = std::move(uri);
+  }
+  std::string Get() const {
+    MutexLock lock(mu_);
+    return uri_;
+  }
+
+ private:
+  mutable Mutex mu_;
+  std::string uri_ KUBE_GUARDED_BY(mu_);
+};
 
 std::string UrlHost(const std::string& address) {
   if (address.empty() || address == "0.0.0.0") return "127.0.0.1";
@@ -146,11 +167,28 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions options) {
 
   RestOptions rest = options.rest;
   if (rest.clock == nullptr) rest.clock = storage_options.clock;
+  if (rest.token_issuer == nullptr) {
+    auto issuer = std::make_shared<const rest::ServiceAccountTokenIssuer>(rest::TokenIssuerOptions{
+        .issuer = options.service_accounts.issuer,
+        .api_audiences = options.service_accounts.api_audiences,
+        .private_key_pem = {},
+        .key_file = options.data_dir.empty() ? std::string() : options.data_dir + "/pki/sa.key",
+        .clock = impl->clock});
+    // A key file that does not load stops the start; a key in memory is made on first use.
+    if (!options.data_dir.empty()) KUBE_RETURN_IF_ERROR(issuer->EnsureKey());
+    rest.token_issuer = std::move(issuer);
+  }
   HttpHandler rest_handler = NewRestHandler(*impl->storage, *impl->registry, rest);
   Registry* registry = impl->registry.get();
-  HttpHandler handler = [registry, rest_handler](const HttpRequest& req, ResponseWriter& w) {
+  auto jwks_uri = std::make_shared<JwksUri>();
+  HttpHandler handler = [registry, rest_handler, issuer = rest.token_issuer, jwks_uri](const HttpRequest& req,
+                                                                                      ResponseWriter& w) {
     if (auto discovery = ServeDiscovery(req, *registry)) {
       w.Respond(discovery->status, discovery->content_type, discovery->body, discovery->headers);
+      return;
+    }
+    if (auto oidc = rest::ServeServiceAccountIssuerDiscovery(req, *issuer, jwks_uri->Get())) {
+      w.Respond(oidc->status, oidc->content_type, oidc->body, oidc->headers);
       return;
     }
     rest_handler(req, w);
@@ -189,6 +227,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiServerOptions options) {
   impl->port = impl->server->port();
   impl->url = std::string(options.tls ? "https://" : "http://") + UrlHost(options.address) + ":" +
               std::to_string(impl->port);
+  jwks_uri->Set(impl->url + "/openid/v1/jwks");
   if (!options.data_dir.empty()) {
     impl->kubeconfig = options.data_dir + "/kubeconfig";
     if (auto written = WriteKubeconfig(impl->kubeconfig, impl->url, ca_file, impl->token); !written.ok()) {

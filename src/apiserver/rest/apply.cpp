@@ -152,6 +152,37 @@ std::string GvkString(std::string_view api_version, std::string_view kind) {
   return std::string(group) + "/" + std::string(version) + ", Kind=" + std::string(kind);
 }
 
+// The reset fields of the kind's strategy that the applied object keeps (the strategy puts the
+// old values back): kube's field manager gives the applier none of them.
+void ReleaseResetFields(const ResourceInfo& info, Subresource sub, std::string_view manager,
+                        std::string_view subresource, json::object& obj) {
+  const std::vector<std::string> reset = ResetFields(info, sub);
+  if (reset.empty()) return;
+  auto entries = DecodeManagedFields(obj);
+  if (!entries.ok()) return;
+  for (auto& entry : *entries) {
+    if (entry.manager != manager || entry.operation != "Apply" || entry.subresource != subresource) continue;
+    FieldSet owned_reset;
+    entry.fields.Iterate([&](const FieldPath& p) {
+      for (const auto& dotted : reset) {
+        std::size_t i = 0;
+        bool below = true;
+        for (std::size_t start = 0; below;) {
+          const auto dot = dotted.find('.', start);
+          const std::string_view name = std::string_view(dotted).substr(start, dot == std::string::npos ? dotted.npos : dot - start);
+          below = i < p.size() && p[i].kind == PathElement::Kind::kField && p[i].name == name;
+          ++i;
+          if (dot == std::string::npos) break;
+          start = dot + 1;
+        }
+        if (below) owned_reset.Insert(p);
+      }
+    });
+    entry.fields.Remove(owned_reset);
+  }
+  EncodeManagedFields(obj, std::move(*entries));
+}
+
 // kube's reset fields: what a write through the main resource or /status may not set.
 void DropResetFields(const ResourceInfo& info, Subresource sub, json::object& config) {
   if (sub != Subresource::kStatus && !(sub == Subresource::kNone && info.has_status)) return;
@@ -409,7 +440,10 @@ void HandleApply(const Env& env, Request& r, const PatchOptions& opts) {
   // kube converts the configuration to its typed form first (built-in types; a custom resource's
   // structural schema), which fails (500, no reason: a plain error in kube 1.32) on a member the
   // type does not declare.
-  const TypeSchemaPtr builtin_fields = BuiltinFieldSchema(*r.info);
+  // (A converted view's configuration is in the served form.)
+  const TypeSchemaPtr builtin_fields = NeedsViewConversion(*r.info)
+                                           ? OpenApiSchema(r.info->group, r.info->version, r.info->kind)
+                                           : BuiltinFieldSchema(*r.info);
   if (const TypeSchema* fields = builtin_fields != nullptr ? builtin_fields.get() : r.info->schema.get()) {
     if (auto undeclared = UndeclaredApplyFields(*fields, config, /*keep_root_meta=*/builtin_fields == nullptr);
         !undeclared.empty()) {
@@ -436,6 +470,7 @@ void HandleApply(const Env& env, Request& r, const PatchOptions& opts) {
   const TypeSchema* schema = r.info->schema.get();
   std::string sub_name;
   if (r.sub == Subresource::kStatus) sub_name = "status";
+  if (r.sub == Subresource::kApproval) sub_name = "approval";
   auto who_for = [&]() {
     return WriteManager{opts.field_manager, r.info->ApiVersion(), sub_name, FormatTime(env.clock.WallNow())};
   };
@@ -447,6 +482,7 @@ void HandleApply(const Env& env, Request& r, const PatchOptions& opts) {
         StoredToView(*r.info, view);
         auto applied = ApplyBridged(&view, config, who_for(), force, schema);
         if (!applied.ok()) return std::move(applied).error();
+        ReleaseResetFields(*r.info, r.sub, opts.field_manager, sub_name, applied->object);
         SyncLastApplied(applied->object, original_config, opts.field_manager);
         auto obj = DecodeObject(r, json::value(std::move(applied->object)), r.info->ApiVersion(), r.info->kind);
         if (!obj.ok()) return obj;
@@ -459,6 +495,7 @@ void HandleApply(const Env& env, Request& r, const PatchOptions& opts) {
         KUBE_RETURN_IF_ERROR(AdmitNamespace(env, r, /*creating=*/true, r.path.name));
         auto applied = ApplyConfiguration(nullptr, config, who_for(), force, schema);
         if (!applied.ok()) return std::move(applied).error();
+        ReleaseResetFields(*r.info, r.sub, opts.field_manager, sub_name, applied->object);
         SyncLastApplied(applied->object, original_config, opts.field_manager);
         auto& meta = EnsureObject(applied->object, "metadata");
         if (StringAt(meta, "name").empty()) meta["name"] = r.path.name;

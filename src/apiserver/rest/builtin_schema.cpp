@@ -127,12 +127,19 @@ TypeSchemaPtr BuiltinFieldSchema(const ResourceInfo& info) {
   // The events.k8s.io view is converted to the stored core/v1 form when decoded.
   if (KindOf(info) == BuiltinKind::kEventV1) return BuiltinSchema(BuiltinKind::kEvent);
   if (!info.builtin) return nullptr;
+  // The autoscaling/v1 view of HorizontalPodAutoscalers is stored as autoscaling/v2.
+  if (info.group == "autoscaling" && info.version == "v1" && info.kind == "HorizontalPodAutoscaler") {
+    return OpenApiSchema(info.group, "v2", info.kind);
+  }
   return OpenApiSchema(info.group, info.version, info.kind);
 }
 
 std::string BuiltinFieldSchemaJson(const ResourceInfo& info) {
   if (KindOf(info) == BuiltinKind::kEventV1) return BuiltinSchemaJson(BuiltinKind::kEvent);
   if (!info.builtin) return "";
+  if (info.group == "autoscaling" && info.version == "v1" && info.kind == "HorizontalPodAutoscaler") {
+    return OpenApiSchemaJson(info.group, "v2", info.kind);
+  }
   return OpenApiSchemaJson(info.group, info.version, info.kind);
 }
 

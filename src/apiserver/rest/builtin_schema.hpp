@@ -21,7 +21,8 @@ TypeSchemaPtr BuiltinSchema(BuiltinKind kind);
 /// The complete field schema of a built-in resource, in the form the REST layer stores it: what
 /// unknown-field detection (`fieldValidation`) and pruning (kube drops the members its Go types do
 /// not have) work with. For the kinds of `BuiltinKind` it is `BuiltinSchema` (the stored core/v1
-/// form for the events.k8s.io view); rbac.authorization.k8s.io Role, ClusterRole, RoleBinding and
+/// form for the events.k8s.io view); autoscaling/v1 HorizontalPodAutoscalers have the stored
+/// autoscaling/v2 one; rbac.authorization.k8s.io Role, ClusterRole, RoleBinding and
 /// ClusterRoleBinding and apiextensions.k8s.io CustomResourceDefinition have their own (CRDs keep
 /// everything below `openAPIV3Schema` and in `status`). nullptr for custom resources (their CRD
 /// schema is `info.schema`) and anything else. Structs kubecpp does not describe member by member

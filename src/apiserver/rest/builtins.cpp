@@ -230,6 +230,8 @@ void RegisterBuiltins(Registry& registry) {
   {
     ResourceInfo sa = Core("serviceaccounts", "serviceaccount", "ServiceAccount", true);
     sa.short_names = {"sa"};
+    sa.subresources = {{.name = "token", .group = "authentication.k8s.io", .version = "v1", .kind = "TokenRequest",
+                        .verbs = {"create"}}};
     registry.Add(std::move(sa));
   }
   {
@@ -271,7 +273,31 @@ void RegisterBuiltins(Registry& registry) {
     ev.storage_prefix_override = core_events.StoragePrefix();
     registry.Add(std::move(ev));
   }
-  for (std::string_view group : {"autoscaling", "batch", "networking.k8s.io", "policy"}) AddGroup(registry, group);
+  AddGroup(registry, "autoscaling");
+  {
+    // autoscaling/v1: a second view of the objects stored as autoscaling/v2 (hpa.hpp converts).
+    ResourceInfo hpa = Grouped("autoscaling", "horizontalpodautoscalers", "horizontalpodautoscaler",
+                               "HorizontalPodAutoscaler");
+    hpa.short_names = {"hpa"};
+    hpa.categories = {"all"};
+    hpa.has_status = true;
+    const ResourcePtr stored = registry.Find("autoscaling", "v2", "horizontalpodautoscalers");
+    hpa.storage_prefix_override = stored->StoragePrefix();
+    registry.Add(std::move(hpa));
+  }
+  AddGroup(registry, "batch");
+  {
+    ResourceInfo csr = Grouped("certificates.k8s.io", "certificatesigningrequests", "certificatesigningrequest",
+                               "CertificateSigningRequest");
+    csr.namespaced = false;
+    csr.short_names = {"csr"};
+    csr.has_status = true;
+    csr.subresources = {{.name = "approval", .group = "", .version = "", .kind = "CertificateSigningRequest",
+                         .verbs = {"get", "patch", "update"}}};
+    csr.field_selectors = {{"spec.signerName", "/spec/signerName"}};
+    registry.Add(std::move(csr));
+  }
+  for (std::string_view group : {"networking.k8s.io", "policy"}) AddGroup(registry, group);
   // rbac.authorization.k8s.io/v1: stored and served so that operators' deploy/ manifests apply;
   // the embedded server authenticates with one bearer token and does not authorize by RBAC.
   for (auto [resource, singular, kind, namespaced] :

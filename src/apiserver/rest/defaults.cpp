@@ -1,5 +1,6 @@
 // Decoding-time behaviour of the built-ins: type checks that kube's JSON decoder would fail,
-// conversion between the served and stored forms (events.k8s.io/v1 <-> core/v1), Secret stringData,
+// conversion between the served and stored forms (events.k8s.io/v1 <-> core/v1, autoscaling/v1 <->
+// autoscaling/v2), Secret stringData,
 // and the v1 defaulting functions.
 
 #include <array>
@@ -11,7 +12,9 @@
 #include <kube/core/status.hpp>
 
 #include "apiserver/rest/builtin_schema.hpp"
+#include "apiserver/rest/csr.hpp"
 #include "apiserver/rest/go_zero.hpp"
+#include "apiserver/rest/hpa.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/kinds.hpp"
 #include "apiserver/rest/strategy.hpp"
@@ -267,10 +270,13 @@ void DefaultPodTemplateSpec(json::object& tmpl) {
   DefaultPodSpec(EnsureObject(tmpl, "spec"));
 }
 
-bool NeedsViewConversion(const ResourceInfo& info) { return KindOf(info) == BuiltinKind::kEventV1; }
+bool NeedsViewConversion(const ResourceInfo& info) {
+  return KindOf(info) == BuiltinKind::kEventV1 || IsHpaV1View(info);
+}
 
 void StoredToView(const ResourceInfo& info, json::object& obj) {
   if (!NeedsViewConversion(info)) return;
+  if (IsHpaV1View(info)) return HpaV2ToV1(obj);
   RenameMembers(obj, CoreToEventsV1());
   obj["apiVersion"] = info.ApiVersion();
   // events.k8s.io/v1 omits these when empty (core/v1 always writes them).
@@ -281,6 +287,7 @@ void StoredToView(const ResourceInfo& info, json::object& obj) {
 
 void ViewToStored(const ResourceInfo& info, json::object& obj) {
   if (!NeedsViewConversion(info)) return;
+  if (IsHpaV1View(info)) return HpaV1ToV2(obj);
   RenameMembers(obj, EventsV1ToCore());
   obj["apiVersion"] = "v1";
 }
@@ -393,6 +400,18 @@ Result<void> DecodeAndDefault(const ResourceInfo& info, json::object& obj) {
       SetDefault(obj, "source", json::object());
       break;
     case BuiltinKind::kGeneric:
+      if (IsCertificateSigningRequest(info)) {
+        // []byte members: base64, which Go's decoder checks.
+        for (auto [holder, member] : {std::pair{"spec", "request"}, std::pair{"status", "certificate"}}) {
+          const auto* o = ObjectAt(obj, holder);
+          const auto* v = o != nullptr ? o->if_contains(member) : nullptr;
+          if (v == nullptr || !v->is_string()) continue;
+          const auto& text = v->get_string();
+          if (long at = Base64StdInvalidAt({text.data(), text.size()}); at >= 0) {
+            return CannotHandle(info, "illegal base64 data at input byte " + std::to_string(at));
+          }
+        }
+      }
       DefaultOtherKind(info, obj);
       break;
     case BuiltinKind::kServiceAccount:

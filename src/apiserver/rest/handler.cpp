@@ -8,7 +8,9 @@
 #include <kube/core/status.hpp>
 
 #include "apiserver/rest/context.hpp"
+#include "apiserver/rest/csr.hpp"
 #include "apiserver/rest/ops.hpp"
+#include "apiserver/rest/service_account_token.hpp"
 #include "apiserver/rest/watch_pump.hpp"
 
 namespace kube::apiserver {
@@ -26,7 +28,17 @@ std::optional<Subresource> ParseSubresource(const ResourceInfo& info, std::strin
   if (sub == "finalize" && KindOf(info) == BuiltinKind::kNamespace) return Subresource::kFinalize;
   if (sub == "binding" && KindOf(info) == BuiltinKind::kPod) return Subresource::kBinding;
   if (sub == "eviction" && KindOf(info) == BuiltinKind::kPod) return Subresource::kEviction;
+  if (sub == "token" && KindOf(info) == BuiltinKind::kServiceAccount) return Subresource::kToken;
+  if (sub == "approval" && IsCertificateSigningRequest(info)) return Subresource::kApproval;
   return std::nullopt;
+}
+
+// The options with a token issuer: the caller's, or one with a key made on first use.
+RestOptions WithTokenIssuer(RestOptions options) {
+  if (options.token_issuer == nullptr) {
+    options.token_issuer = std::make_shared<const ServiceAccountTokenIssuer>(TokenIssuerOptions{});
+  }
+  return options;
 }
 
 class Handler final {
@@ -35,7 +47,7 @@ class Handler final {
       : pump_(options.watch_delivery_period.count() > 0
                   ? std::make_unique<WatchPump>(options.watch_delivery_period)
                   : nullptr),
-        env_{storage, registry, options,
+        env_{storage, registry, WithTokenIssuer(options),
              options.clock != nullptr ? *options.clock : RealClock::Instance(), pump_.get()} {}
 
   void Serve(const HttpRequest& req, ResponseWriter& w) const {
@@ -91,6 +103,10 @@ class Handler final {
     if (r.sub == Subresource::kBinding || r.sub == Subresource::kEviction) {
       if (method != "POST") return NotAllowed(r, method);
       return r.sub == Subresource::kBinding ? HandlePodBinding(env_, r) : HandlePodEviction(env_, r);
+    }
+    if (r.sub == Subresource::kToken) {
+      if (method != "POST") return NotAllowed(r, method);
+      return HandleServiceAccountToken(env_, r);
     }
     if (info.group.empty() && info.resource == "bindings") {
       if (method != "POST" || !collection || all_namespaces) return NotAllowed(r, method);

@@ -9,6 +9,7 @@
 #include <kube/core/label_selector.hpp>
 
 #include "apiserver/rest/go_json.hpp"
+#include "apiserver/rest/hpa.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/names.hpp"
 #include "apiserver/rest/pod_validation.hpp"
@@ -278,14 +279,8 @@ void DefaultOtherKind(const ResourceInfo& info, json::object& obj) {
     }
     DefaultTemplateIn(spec);
   } else if (Is(info, "autoscaling", "horizontalpodautoscalers")) {
-    auto& spec = EnsureObject(obj, "spec");
-    SetDefault(spec, "minReplicas", 1);
-    if (Size(spec, "metrics") == 0) {
-      spec["metrics"] = json::array{json::object{
-          {"type", "Resource"},
-          {"resource", json::object{{"name", "cpu"},
-                                    {"target", json::object{{"type", "Utilization"}, {"averageUtilization", 80}}}}}}};
-    }
+    // A body decoded through autoscaling/v1 is validated before the behavior defaults.
+    DefaultHorizontalPodAutoscaler(obj, /*behavior=*/!IsHpaV1View(info));
   } else if (Is(info, "batch", "cronjobs")) {
     auto& spec = EnsureObject(obj, "spec");
     SetDefault(spec, "concurrencyPolicy", "Allow");
@@ -446,16 +441,7 @@ void ValidateOtherKind(const ResourceInfo& info, const json::object& obj, const 
   } else if (Is(info, "discovery.k8s.io", "endpointslices")) {
     if (StringAt(obj, "addressType").empty()) errs.push_back(FieldError::Required("addressType"));
   } else if (Is(info, "autoscaling", "horizontalpodautoscalers")) {
-    const int64_t max = IntAt(spec, "maxReplicas", 0);
-    const int64_t min = IntAt(spec, "minReplicas", 1);
-    if (max <= 0) errs.push_back(FieldError::Invalid("spec.maxReplicas", std::to_string(max), "must be greater than 0"));
-    if (max < min) {
-      errs.push_back(FieldError::Invalid("spec.maxReplicas", std::to_string(max),
-                                         "must be greater than or equal to `minReplicas`"));
-    }
-    const json::object& target = ObjectOr(ObjectAt(spec, "scaleTargetRef"));
-    if (StringAt(target, "kind").empty()) errs.push_back(FieldError::Required("spec.scaleTargetRef.kind"));
-    if (StringAt(target, "name").empty()) errs.push_back(FieldError::Required("spec.scaleTargetRef.name"));
+    ValidateHorizontalPodAutoscaler(obj, old, errs);
   } else if (Is(info, "networking.k8s.io", "ingressclasses")) {
     if (StringAt(spec, "controller").empty()) errs.push_back(FieldError::Required("spec.controller"));
   } else if (Is(info, "networking.k8s.io", "ingresses")) {

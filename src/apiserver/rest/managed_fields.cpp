@@ -1012,10 +1012,21 @@ void TrackUpdate(const json::object* live, json::object& obj, const WriteManager
   const Comparison* cmp_result = &comparison;
   FieldSet changed = StripMeta(cmp_result->modified.Union(cmp_result->added));
   for (const auto& name : options.ignored) {
-    // The member and everything below it.
+    // The member (a dotted path of fields) and everything below it.
+    std::vector<std::string_view> fields;
+    for (std::size_t start = 0;;) {
+      const auto dot = name.find('.', start);
+      fields.emplace_back(std::string_view(name).substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
     FieldSet below;
     changed.Iterate([&](const FieldPath& p) {
-      if (!p.empty() && p[0].kind == PathElement::Kind::kField && p[0].name == name) below.Insert(p);
+      if (p.size() < fields.size()) return;
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (p[i].kind != PathElement::Kind::kField || p[i].name != fields[i]) return;
+      }
+      below.Insert(p);
     });
     changed = changed.Difference(below);
   }

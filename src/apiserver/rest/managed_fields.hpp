@@ -183,12 +183,12 @@ const FieldSet& StrippedFields();
 
 /// Options of TrackUpdate. Top-level members in `implicit` count as `{}` on both sides when
 /// absent: kube compares typed Go objects, whose non-pointer structs (`spec`, `status` of built-in
-/// types) always exist, so filling them creates no `.` entry. Top-level members in `ignored` are
-/// never tracked (kube's reset fields, e.g. `status` on the create of a type with a status
-/// subresource).
+/// types) always exist, so filling them creates no `.` entry. Members in `ignored` (top-level, or
+/// a dotted path of fields such as `status.conditions`) are never tracked, nor anything below
+/// them (kube's reset fields, e.g. `status` on the create of a type with a status subresource).
 struct TrackOptions {
   std::vector<std::string> implicit;  ///< top-level members that always exist (`{}` when absent)
-  std::vector<std::string> ignored;   ///< top-level members never tracked
+  std::vector<std::string> ignored;   ///< members never tracked: top-level, or dotted (`status.conditions`)
 };
 
 /// kube's fieldmanager Update for a POST/PUT/non-apply PATCH: the fields `obj` changes relative

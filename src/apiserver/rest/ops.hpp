@@ -24,6 +24,9 @@ void HandlePatch(const Env& env, Request& r);
 void HandlePodBinding(const Env& env, Request& r);
 /// POST of pods/NAME/eviction (pod_subresources.cpp).
 void HandlePodEviction(const Env& env, Request& r);
+/// POST of serviceaccounts/NAME/token: a TokenRequest answered with a signed token, signed by
+/// `env.options.token_issuer` (never null in a handler; token_request.cpp).
+void HandleServiceAccountToken(const Env& env, Request& r);
 /// DELETE of one object (delete.cpp).
 void HandleDelete(const Env& env, Request& r);
 /// DELETE of a collection (delete.cpp).

@@ -9,6 +9,7 @@
 #include <kube/core/status.hpp>
 
 #include "apiserver/rest/codec.hpp"
+#include "apiserver/rest/hpa.hpp"
 
 namespace kube::apiserver::rest {
 namespace json = boost::json;
@@ -146,7 +147,12 @@ void RespondList(const Env& env, const Request& r, const OutputFormat& f, const 
   if (f.kind != OutputKind::kObject) {
     std::vector<ObjectPtr> objects;
     objects.reserve(page.items.size());
-    for (const auto& kv : page.items) objects.push_back(ParseServed(ServedJson(info, *kv.value)));
+    // kube prints the object as stored (internal), before the conversion to the served version:
+    // an autoscaling/v1 HorizontalPodAutoscaler's metrics keep their order.
+    const bool print_stored = f.kind == OutputKind::kTable && IsHpaV1View(info);
+    for (const auto& kv : page.items) {
+      objects.push_back(ParseServed(print_stored ? std::string(*kv.value) : ServedJson(info, *kv.value)));
+    }
     const std::string rv = std::to_string(page.revision);
     std::string body;
     if (f.kind == OutputKind::kTable) {

@@ -8,6 +8,7 @@
 
 #include "apiserver/rest/codec.hpp"
 #include "apiserver/rest/continue_token.hpp"
+#include "apiserver/rest/hpa.hpp"
 #include "apiserver/rest/names.hpp"
 #include "apiserver/rest/ops.hpp"
 #include "apiserver/rest/output.hpp"
@@ -50,7 +51,10 @@ void HandleGet(const Env& env, Request& r) {
     if (!scale.ok()) return RespondError(r.w, scale.error());
     return r.w.Respond(200, "application/json", boost::json::serialize(*scale));
   }
-  RespondObject(env, r, *format, 200, ServedJson(*r.info, *kv->value));
+  // kube prints a Table from the stored object (an autoscaling/v1 HorizontalPodAutoscaler's
+  // metrics in their stored order).
+  const bool print_stored = format->kind == OutputKind::kTable && IsHpaV1View(*r.info);
+  RespondObject(env, r, *format, 200, print_stored ? std::string(*kv->value) : ServedJson(*r.info, *kv->value));
 }
 
 std::string NarrowedPrefix(const Request& r, const Selection& sel) {

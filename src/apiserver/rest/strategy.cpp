@@ -10,7 +10,9 @@
 
 #include "apiserver/rest/builtin_schema.hpp"
 #include "apiserver/rest/crd.hpp"
+#include "apiserver/rest/csr.hpp"
 #include "apiserver/rest/go_zero.hpp"
+#include "apiserver/rest/hpa.hpp"
 #include "apiserver/rest/kinds.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/schema_validation.hpp"
@@ -50,6 +52,8 @@ NameRule NameRuleFor(const ResourceInfo& info) {
     case BuiltinKind::kEvent:
       return NameRule::kPathSegment;
     case BuiltinKind::kGeneric:
+      // CertificateSigningRequests take any name that is a path segment.
+      return IsCertificateSigningRequest(info) ? NameRule::kPathSegment : NameRule::kDnsSubdomain;
     case BuiltinKind::kConfigMap:
     case BuiltinKind::kSecret:
     case BuiltinKind::kEventV1:
@@ -252,7 +256,7 @@ void NormalizeStored(const ResourceInfo& info, json::object& obj) {
   obj = std::move(v.as_object());
 }
 
-void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
+void PrepareForCreate(const ResourceInfo& info, json::object& obj, std::string_view user) {
   const BuiltinKind kind = KindOf(info);
   // kube decodes built-in objects into Go structs: members they do not have are dropped.
   PruneBuiltinFields(info, obj);
@@ -270,6 +274,7 @@ void PrepareForCreate(const ResourceInfo& info, json::object& obj) {
   }
   if (info.tracks_generation) EnsureObject(obj, "metadata")["generation"] = 1;
   PrepareOtherKindCreate(info, obj);
+  if (IsCertificateSigningRequest(info)) PrepareCsrCreate(obj, user);
   NormalizeStored(info, obj);
   if (!info.builtin || IsCrdResource(info)) PrepareGenericKind(info, obj, /*creating=*/true);
   switch (kind) {
@@ -379,12 +384,13 @@ void KeepAllocatedValues(json::object& obj, const json::object& old) {
 }  // namespace
 
 void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& obj,
-                      const json::object& old) {
+                      const json::object& old, std::string_view now) {
   const BuiltinKind kind = KindOf(info);
   switch (sub) {
     case Subresource::kBinding:
     case Subresource::kEviction:
-      break;  // never an update through the strategy (pod_subresources.cpp)
+    case Subresource::kToken:
+      break;  // never an update through the strategy (pod_subresources.cpp, token_request.cpp)
     case Subresource::kNone:
     case Subresource::kScale:
       if (info.has_status) CopyMember(obj, old, "status");
@@ -437,7 +443,22 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
       obj = std::move(merged);
       break;
     }
+    case Subresource::kApproval: {
+      // certificatesigningrequests/approval: the new conditions, everything else as it was.
+      json::object merged = old;
+      CopyMember(merged, obj, "metadata");
+      const auto* new_status = ObjectAt(obj, "status");
+      auto& status = EnsureObject(merged, "status");
+      if (new_status != nullptr) {
+        CopyMember(status, *new_status, "conditions");
+      } else {
+        status.erase("conditions");
+      }
+      obj = std::move(merged);
+      break;
+    }
   }
+  if (IsCertificateSigningRequest(info)) PrepareCsrUpdate(sub, obj, old, now);
 
   // Unknown fields of built-in objects dropped; CRD defaulting; pruning and defaults of custom
   // resources (before the generation check, so that pruned fields never count as a change).
@@ -460,6 +481,15 @@ void PrepareForUpdate(const ResourceInfo& info, Subresource sub, json::object& o
       meta["generation"] = gen + 1;
     }
   }
+}
+
+void PrepareForStorage(const ResourceInfo& info, json::object& obj) {
+  if (IsHorizontalPodAutoscaler(info)) DefaultHorizontalPodAutoscaler(obj, /*behavior=*/true);
+}
+
+std::vector<std::string> ResetFields(const ResourceInfo& info, Subresource sub) {
+  if (IsCertificateSigningRequest(info)) return CsrResetFields(sub);
+  return {};
 }
 
 Result<json::object> ScaleFromObject(const ResourceInfo& info, const json::object& obj) {

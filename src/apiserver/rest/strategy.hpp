@@ -45,6 +45,8 @@ enum class Subresource {
   kFinalize,
   kBinding,   ///< pods/binding (POST only; not a strategy update)
   kEviction,  ///< pods/eviction (POST only; a delete)
+  kToken,     ///< serviceaccounts/token (POST only; nothing is stored)
+  kApproval,  ///< certificatesigningrequests/approval (the approval conditions)
 };
 
 /// The kind of `info` (by group and resource).
@@ -59,7 +61,8 @@ bool ReturnsDeletedObject(const ResourceInfo& info);
 /// pointer the label maps to.
 std::string FieldValueString(std::string_view field, const boost::json::value* value);
 
-/// True when the served form differs from the stored one (events.k8s.io/v1).
+/// True when the served form differs from the stored one (events.k8s.io/v1, autoscaling/v1
+/// HorizontalPodAutoscalers).
 bool NeedsViewConversion(const ResourceInfo& info);
 /// Converts a stored object into the form served by `info`, in place.
 void StoredToView(const ResourceInfo& info, boost::json::object& obj);
@@ -78,23 +81,37 @@ void DefaultPodTemplateSpec(boost::json::object& tmpl);
 
 /// `PrepareForCreate`: resets `status` for kinds with a status subresource (pods get
 /// phase Pending and a QoS class, namespaces phase Active), sets generation 1 where tracked,
-/// namespace finalizers, service cluster IPs. System metadata (uid, timestamps) is the caller's.
-void PrepareForCreate(const ResourceInfo& info, boost::json::object& obj);
+/// namespace finalizers, service cluster IPs, the requester of a CertificateSigningRequest (the
+/// request's authenticated `user`). System metadata (uid, timestamps) is the caller's.
+void PrepareForCreate(const ResourceInfo& info, boost::json::object& obj, std::string_view user = {});
 
 /// `PrepareForUpdate` for a write through `sub`: the main resource keeps the old `status`; `/status`
 /// keeps everything but metadata and status from the old object (apps kinds also keep labels);
 /// `/finalize` takes only `spec.finalizers`. Generation is taken from `old` and bumped per kind
 /// (spec changes; Deployment also annotations; custom resources any non-metadata change).
+/// CertificateSigningRequests keep their spec, `/approval` takes only the conditions, and
+/// conditions get their timestamps from `now` (RFC 3339).
 void PrepareForUpdate(const ResourceInfo& info, Subresource sub, boost::json::object& obj,
-                      const boost::json::object& old);
+                      const boost::json::object& old, std::string_view now = {});
+
+/// What reading the validated object back from storage adds, before it is stored: the defaults
+/// kube's storage decoder applies (the behavior rules of a HorizontalPodAutoscaler written
+/// through autoscaling/v1, validated without them).
+void PrepareForStorage(const ResourceInfo& info, boost::json::object& obj);
+
+/// The reset fields of a kind's strategy for writes through `sub` that the generic rules do not
+/// cover (a reset `status` of the main resource): what kube's field manager never gives a
+/// manager (top-level members, or dotted paths such as `status.conditions`).
+std::vector<std::string> ResetFields(const ResourceInfo& info, Subresource sub);
 
 /// `Validate` on create: object metadata with the kind's name rule plus per-kind checks.
 /// `via_events_v1` selects the strict events.k8s.io/v1 rules for Events.
 std::vector<FieldError> ValidateCreate(const ResourceInfo& info, const boost::json::object& obj,
                                        bool via_events_v1);
-/// `ValidateUpdate`: metadata, immutable fields (uid, selectors of apps kinds) and per-kind checks.
+/// `ValidateUpdate`: metadata, immutable fields (uid, selectors of apps kinds) and per-kind checks
+/// (CertificateSigningRequests: those of the strategy of `sub`).
 std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const boost::json::object& obj,
-                                       const boost::json::object& old);
+                                       const boost::json::object& old, Subresource sub = Subresource::kNone);
 
 /// The autoscaling/v1 Scale of a Deployment/ReplicaSet-like object.
 /// **Errors:** 400 BadRequest when the selector cannot be converted.

@@ -12,6 +12,7 @@
 #include <kube/core/label_selector.hpp>
 
 #include "apiserver/rest/crd.hpp"
+#include "apiserver/rest/csr.hpp"
 #include "apiserver/rest/go_json.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/kinds.hpp"
@@ -598,11 +599,12 @@ std::vector<FieldError> ValidateCreate(const ResourceInfo& info, const json::obj
   }
   ValidateKind(info, obj, nullptr, via_events_v1, errs);
   if (via_events_v1) ValidateEventsV1Create(obj, errs);
+  if (IsCertificateSigningRequest(info)) ValidateCertificateSigningRequest(obj, nullptr, Subresource::kNone, errs);
   return errs;
 }
 
 std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const json::object& obj,
-                                       const json::object& old) {
+                                       const json::object& old, Subresource sub) {
   std::vector<FieldError> errs = ValidateObjectMeta(MetadataOf(obj), NameRuleFor(info));
   if (info.builtin && !IsCrdResource(info)) {
     for (auto& e : ValidateKubeFinalizerNames(MetadataOf(obj))) errs.push_back(std::move(e));
@@ -611,6 +613,7 @@ std::vector<FieldError> ValidateUpdate(const ResourceInfo& info, const json::obj
   const auto old_uid = StringAt(MetadataOf(old), "uid");
   if (uid != old_uid) errs.push_back(FieldError::Invalid("metadata.uid", QuoteJson(uid), "field is immutable"));
   ValidateKind(info, obj, &old, false, errs);
+  if (IsCertificateSigningRequest(info)) ValidateCertificateSigningRequest(obj, &old, sub, errs);
   // The ReplicaSet strategy validates the new spec twice (ValidateReplicaSet, then
   // ValidateReplicaSetUpdate); the message drops repeats, the causes keep them.
   if (KindOf(info) == BuiltinKind::kReplicaSet) ValidateKind(info, obj, &old, false, errs);

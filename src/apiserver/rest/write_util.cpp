@@ -19,6 +19,7 @@
 #include "apiserver/rest/crd.hpp"
 #include "apiserver/rest/go_zero.hpp"
 #include "apiserver/rest/go_json.hpp"
+#include "apiserver/rest/hpa.hpp"
 #include "apiserver/rest/json_util.hpp"
 #include "apiserver/rest/schema_validation.hpp"
 #include "apiserver/rest/url.hpp"
@@ -131,6 +132,10 @@ std::string_view SubresourceName(Subresource sub) {
       return "binding";
     case Subresource::kEviction:
       return "eviction";
+    case Subresource::kToken:
+      return "token";
+    case Subresource::kApproval:
+      return "approval";
     case Subresource::kNone:
       break;
   }
@@ -144,12 +149,42 @@ TypeSchemaPtr ManagedFieldsSchema(const ResourceInfo& info) {
   return BuiltinFieldSchema(info);
 }
 
+// kube's field manager compares each manager's own version of the objects: the managers that
+// wrote through another served version of a HorizontalPodAutoscaler lose the fields this write
+// changes as that version sees them.
+void ReleaseOtherVersions(const ResourceInfo& info, const json::object* live, json::object& obj,
+                          std::string_view api_version, const TrackOptions& options) {
+  if (live == nullptr || !IsHorizontalPodAutoscaler(info)) return;
+  auto entries = DecodeManagedFields(obj);
+  if (!entries.ok()) return;
+  bool released = false;
+  for (auto& entry : *entries) {
+    if (entry.api_version == api_version) continue;
+    auto before = HpaAsVersion(*live, entry.api_version);
+    auto after = HpaAsVersion(obj, entry.api_version);
+    if (!before || !after) continue;
+    const std::string version = entry.api_version.substr(entry.api_version.find('/') + 1);
+    const TypeSchemaPtr schema = OpenApiSchema(info.group, version, info.kind);
+    const json::value old_value(std::move(*before));
+    const json::value new_value(std::move(*after));
+    auto cmp = CompareObjects(&old_value, &new_value, schema.get(), options.implicit);
+    if (!cmp.ok()) continue;
+    const std::size_t owned = entry.fields.Size();
+    entry.fields.Remove(cmp->removed);
+    entry.fields.Remove(cmp->modified);
+    entry.fields.Remove(cmp->added);
+    released = released || entry.fields.Size() != owned;
+  }
+  if (released) EncodeManagedFields(obj, std::move(*entries));
+}
+
 // TrackUpdate on the form the client wrote: events.k8s.io Events are stored in their core/v1
 // form, and kube's field manager sees (and names) the events.k8s.io fields.
 void TrackWrite(const ResourceInfo& info, const json::object* live, json::object& obj, const WriteManager& who,
                 const TrackOptions& options) {
   if (!NeedsViewConversion(info)) {
     TrackUpdate(live, obj, who, ManagedFieldsSchema(info).get(), options);
+    ReleaseOtherVersions(info, live, obj, who.api_version, options);
     return;
   }
   json::object view = obj;
@@ -166,6 +201,7 @@ void TrackWrite(const ResourceInfo& info, const json::object* live, json::object
   } else {
     meta.erase("managedFields");
   }
+  ReleaseOtherVersions(info, live, obj, who.api_version, options);
 }
 
 // The zero value of a built-in Go type has its non-pointer structs (spec, status) already.
@@ -334,6 +370,12 @@ Result<json::object> DecodeBody(const Request& r, std::string_view body,
     }
     *parsed = std::move(repeated->value);
   }
+  if (decode_problems != nullptr && IsHpaV1View(*r.info)) {
+    // Unknown fields the conversion to the stored form cannot carry to CheckUnknownFields.
+    for (const auto& path : HpaV1UnknownFieldsLost(parsed->get_object())) {
+      decode_problems->push_back("unknown field " + QuoteJson(path));
+    }
+  }
   return DecodeObject(r, std::move(*parsed), expected_api_version, expected_kind);
 }
 
@@ -356,8 +398,9 @@ Result<json::object> DecodeObject(const Request& r, json::value value,
                          std::string(expected_kind) + "): unknown conversion");
   }
   if (!api_version.empty() && api_version != expected_api_version) {
-    return NewBadRequest(std::string(expected_kind) + " in version " + QuoteJson(info.version) + " cannot be handled as a " +
-                         std::string(expected_kind) + ": no kind " +
+    // The version named is the data's (`ConfigMap in version "v7"` for foo/v7).
+    return NewBadRequest(std::string(expected_kind) + " in version " + QuoteJson(DataVersion(api_version)) +
+                         " cannot be handled as a " + std::string(expected_kind) + ": no kind " +
                          QuoteJson(kind.empty() ? expected_kind : kind) + " is registered for version " +
                          QuoteJson(api_version) + " in scheme \"pkg/runtime/scheme.go:100\"");
   }
@@ -442,7 +485,7 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
   // in kube, and part of PrepareForCreate here: they come first.
   const bool custom = !info.builtin || IsCrdResource(info) || info.group == "rbac.authorization.k8s.io";
   if (custom) {
-    PrepareForCreate(info, obj);
+    PrepareForCreate(info, obj, r.http.user);
   } else {
     PruneBuiltinFields(info, obj);  // Go structs have no other members
   }
@@ -451,6 +494,7 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
     if (!who.ok()) return std::move(who).error();
     TrackOptions options = TrackOptionsFor(info);
     if (info.has_status) options.ignored.emplace_back("status");
+    for (auto& field : ResetFields(info, Subresource::kNone)) options.ignored.push_back(std::move(field));
     TrackWrite(info, nullptr, obj, *who, options);
   }
   {
@@ -459,7 +503,7 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
     meta["uid"] = NewUid();
     meta["creationTimestamp"] = FormatTime(env.clock.WallNow());
   }
-  if (!custom) PrepareForCreate(info, obj);
+  if (!custom) PrepareForCreate(info, obj, r.http.user);
   const std::string generate_base(StringAt(MetadataOf(obj), "generateName"));
   const bool generate = StringAt(MetadataOf(obj), "name").empty() && !generate_base.empty();
   std::string name;
@@ -470,6 +514,7 @@ Result<WriteResult> CreateObject(const Env& env, const Request& r, json::object 
     if (auto errs = ValidateCreate(info, obj, via_events_v1); !errs.empty()) {
       return NewInvalid(GroupKindOf(info), name, errs);
     }
+    PrepareForStorage(info, obj);
     if (!StringAt(meta, "resourceVersion").empty()) {
       // kube's storage rejects it with a plain (non-Status) error, which becomes a 500.
       return MakeError(500, "", "resourceVersion should not be set on objects to be created");
@@ -590,15 +635,19 @@ Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresour
     // its old metadata otherwise).
     json::value managed_fields;
     if (const auto* mf = MetadataOf(obj).if_contains("managedFields")) managed_fields = *mf;
-    PrepareForUpdate(info, sub, obj, *current);
+    PrepareForUpdate(info, sub, obj, *current, FormatTime(env.clock.WallNow()));
     if (managed_fields.is_null()) {
       CopyMember(EnsureObject(obj, "metadata"), MetadataOf(*current), "managedFields");
     } else {
       EnsureObject(obj, "metadata")["managedFields"] = std::move(managed_fields);
     }
     CopySystemMetadata(obj, *current);
-    if (who.has_value()) TrackWrite(info, &*current, obj, *who, TrackOptionsFor(info));
-    std::vector<FieldError> errs = ValidateUpdate(info, obj, *current);
+    if (who.has_value()) {
+      TrackOptions options = TrackOptionsFor(info);
+      for (auto& field : ResetFields(info, sub)) options.ignored.push_back(std::move(field));
+      TrackWrite(info, &*current, obj, *who, options);
+    }
+    std::vector<FieldError> errs = ValidateUpdate(info, obj, *current, sub);
     const auto& old_meta = MetadataOf(*current);
     const bool deleting = old_meta.contains("deletionTimestamp");
     const std::vector<std::string> finalizers = StringList(MetadataOf(obj), "finalizers");
@@ -617,6 +666,7 @@ Result<WriteResult> GuaranteedUpdate(const Env& env, const Request& r, Subresour
       }
     }
     if (!errs.empty()) return NewInvalid(GroupKindOf(info), r.path.name, errs);
+    PrepareForStorage(info, obj);
     NormalizeMemberOrder(obj);
     if (EqualIgnoringResourceVersion(obj, *current)) {
       return WriteResult{*kv->value, kv->mod_revision, false, false};

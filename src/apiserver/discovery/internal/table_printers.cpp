@@ -499,6 +499,8 @@ std::map<std::pair<std::string_view, std::string_view>, BuiltinPrinter> MakePrin
        {"Holder", "string", "", "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.", 0},
        AgeColumn()},
       &PrintLease};
+  p[{"autoscaling", "horizontalpodautoscalers"}] = HorizontalPodAutoscalerPrinter();
+  p[{"certificates.k8s.io", "certificatesigningrequests"}] = CertificateSigningRequestPrinter();
   return p;
 }
 

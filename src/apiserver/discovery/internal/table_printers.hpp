@@ -61,6 +61,11 @@ struct BuiltinPrinter {
 void PrintPod(const boost::json::object& pod, Clock::WallTime now, CellWriter& cells,
               std::string& conditions);
 
+/// kube's HorizontalPodAutoscaler printer (either version; hpa_csr_printers.cpp).
+BuiltinPrinter HorizontalPodAutoscalerPrinter();
+/// kube's CertificateSigningRequest printer (hpa_csr_printers.cpp).
+BuiltinPrinter CertificateSigningRequestPrinter();
+
 /// The printer of group/resource, or nullptr when kube has none for it among the served types.
 const BuiltinPrinter* FindBuiltinPrinter(std::string_view group, std::string_view resource);
 

@@ -207,36 +207,6 @@ constexpr std::string_view kKubectlManager = "kubectl";
 // apimachinery's TotalAnnotationSizeLimitB.
 constexpr std::size_t kTotalAnnotationSizeLimit = 256 * 1024;
 
-// A JSON string as Go's encoding/json writes it (HTML characters and U+2028/9 escaped).
-void AppendGoString(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-      out += "\\u00";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else if (c == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(s[i + 2]) == 0xA8 || static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
-      out += static_cast<unsigned char>(s[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  out.push_back('"');
-}
-
 // A float64 as Go's encoding/json writes it: shortest form, 'f' format in [1e-6, 1e21), else
 // 'e' format with a two-digit minimum exponent trimmed ("1e-07" -> "1e-7").
 void AppendGoFloat(std::string& out, double d) {
@@ -271,7 +241,7 @@ void AppendGoJson(std::string& out, const json::value& v) {
       AppendGoFloat(out, v.get_double());
       return;
     case json::kind::string:
-      AppendGoString(out, std::string_view(v.get_string().data(), v.get_string().size()));
+      AppendGoJsonString(out, std::string_view(v.get_string().data(), v.get_string().size()));
       return;
     case json::kind::array: {
       out.push_back('[');
@@ -293,7 +263,7 @@ void AppendGoJson(std::string& out, const json::value& v) {
       for (const auto* kv : members) {
         if (!first) out.push_back(',');
         first = false;
-        AppendGoString(out, std::string_view(kv->key().data(), kv->key().size()));
+        AppendGoJsonString(out, std::string_view(kv->key().data(), kv->key().size()));
         out.push_back(':');
         AppendGoJson(out, kv->value());
       }

@@ -41,6 +41,9 @@ std::optional<GoDuplicates> FindGoDuplicates(std::string_view text, const boost:
 
 // ---- values as Go's %#v prints them in kube's messages ----
 
+/// Appends `s` as Go's encoding/json writes a string: quoted, `<`, `>`, `&`, control bytes and
+/// U+2028/U+2029 escaped.
+void AppendGoJsonString(std::string& out, std::string_view s);
 /// A string as Go's %q prints it.
 std::string GoString(std::string_view s);
 /// map[string]string{"a":"b", "c":"d"} (keys sorted, as fmt sorts map keys); nil when absent.

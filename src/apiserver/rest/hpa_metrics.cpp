@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "apiserver/rest/go_json.hpp"
 #include "apiserver/rest/json_util.hpp"
 
 namespace kube::apiserver::rest {
@@ -23,45 +24,6 @@ namespace json = boost::json;
 namespace {
 
 // ---- Go's encoding/json output: members in the order given, HTML characters escaped ----
-
-void AppendGoString(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        continue;
-      case '\\':
-        out += "\\\\";
-        continue;
-      case '\n':
-        out += "\\n";
-        continue;
-      case '\r':
-        out += "\\r";
-        continue;
-      case '\t':
-        out += "\\t";
-        continue;
-      default:
-        break;
-    }
-    if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-      out += "\\u00";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else if (c == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(s[i + 2]) == 0xA8 || static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
-      out += static_cast<unsigned char>(s[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  out.push_back('"');
-}
 
 void AppendGo(std::string& out, const json::value& v) {
   switch (v.kind()) {
@@ -71,7 +33,7 @@ void AppendGo(std::string& out, const json::value& v) {
       for (const auto& kv : v.get_object()) {
         if (!first) out.push_back(',');
         first = false;
-        AppendGoString(out, {kv.key().data(), kv.key().size()});
+        AppendGoJsonString(out, {kv.key().data(), kv.key().size()});
         out.push_back(':');
         AppendGo(out, kv.value());
       }
@@ -90,7 +52,7 @@ void AppendGo(std::string& out, const json::value& v) {
       return;
     }
     case json::kind::string:
-      AppendGoString(out, {v.get_string().data(), v.get_string().size()});
+      AppendGoJsonString(out, {v.get_string().data(), v.get_string().size()});
       return;
     default:
       out += json::serialize(v);
